@@ -1,0 +1,84 @@
+//! The command line: one file per subcommand, each thin over the library.
+
+mod moves;
+mod perft;
+
+use std::fmt;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// An error the CLI reports as one line on stderr, with its exit code.
+#[derive(Debug)]
+pub struct CliError {
+    /// The message (one line).
+    pub message: String,
+    /// The process exit code.
+    pub code: u8,
+}
+
+impl CliError {
+    /// Bad input from the user (exit code 2).
+    pub fn input(message: impl fmt::Display) -> Self {
+        CliError {
+            message: message.to_string(),
+            code: 2,
+        }
+    }
+}
+
+#[derive(Parser)]
+#[command(
+    name = "damka",
+    version,
+    about = "Draughts rules, perft and endgame tablebases"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the legal moves of a position.
+    Moves(moves::Args),
+    /// Count the leaves of the move tree (move generator check and benchmark).
+    Perft(perft::Args),
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                let _ = e.print();
+                return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            }
+            let text = e.render().to_string();
+            let line = text
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("invalid arguments");
+            eprintln!("{line}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = match cli.command {
+        Command::Moves(args) => moves::run(args),
+        Command::Perft(args) => perft::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", e.message);
+            ExitCode::from(e.code)
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! `damka perft`: leaf counts of the move tree, with timing.
+
+use std::time::Instant;
+
+use crate::notation::movetext::{full_path_text, sort_moves};
+use crate::notation::parse_fen;
+use crate::rules::{Position, Rules, Variant, divide, legal_moves, perft};
+use crate::with_rules;
+
+use super::CliError;
+
+/// Arguments of `damka perft`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Variant: english, italian, spanish, russian, brazilian, international, turkish.
+    #[arg(long)]
+    variant: Variant,
+    /// Start position as FEN (default: the variant's initial position).
+    #[arg(long)]
+    fen: Option<String>,
+    /// Depth in plies.
+    #[arg(long)]
+    depth: u32,
+    /// Print the leaf count under each root move.
+    #[arg(long)]
+    divide: bool,
+    /// Threads (root moves are shared among them); 1 runs single-threaded.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: u32,
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    with_rules!(args.variant, R => count::<R>(&args))
+}
+
+fn count<R: Rules>(args: &Args) -> Result<(), CliError> {
+    let pos = match &args.fen {
+        Some(fen) => parse_fen::<R>(fen).map_err(|e| CliError::input(format!("bad FEN: {e}")))?,
+        None => Position::<R>::initial(),
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads as usize)
+        .build()
+        .map_err(|e| CliError {
+            message: format!("cannot start threads: {e}"),
+            code: 1,
+        })?;
+    let parallel = args.threads > 1;
+    let start = Instant::now();
+    let nodes = if args.divide || parallel {
+        let counts = pool.install(|| divide(&pos, args.depth, parallel));
+        if args.divide && args.depth > 0 {
+            print_divide(&pos, &counts);
+        }
+        if args.depth == 0 {
+            1
+        } else {
+            counts.iter().map(|(_, n)| n).sum()
+        }
+    } else {
+        perft(&pos, args.depth)
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    println!("nodes {nodes}");
+    println!("time {seconds:.3} s");
+    println!("nps {:.0}", nodes as f64 / seconds.max(1e-9));
+    Ok(())
+}
+
+fn print_divide<R: Rules>(pos: &Position<R>, counts: &[(crate::Move, u64)]) {
+    let legal = legal_moves(pos);
+    let mut sorted: Vec<_> = legal.iter().collect();
+    sort_moves(R::VARIANT, &mut sorted);
+    for mv in sorted {
+        let n = counts
+            .iter()
+            .find(|(m, _)| *m == mv.mv)
+            .map_or(0, |(_, n)| *n);
+        println!("{} {n}", full_path_text(R::VARIANT, mv));
+    }
+}

@@ -1,0 +1,18 @@
+//! damka: a draughts toolkit for seven rule sets.
+//!
+//! The rules engine generates exact legal moves for English, Italian, Spanish, Russian,
+//! Brazilian, International and Turkish draughts; the notation module reads and writes FEN
+//! and move text in each variant's PDN conventions.
+//!
+//! ```
+//! use damka::rules::{English, Position, perft};
+//! let start = Position::<English>::initial();
+//! assert_eq!(perft(&start, 4), 1469);
+//! ```
+#![warn(missing_docs)]
+
+pub mod cli;
+pub mod notation;
+pub mod rules;
+
+pub use rules::{Color, Move, Position, Rules, Variant};

@@ -1,0 +1,9 @@
+//! Square names, FEN and move text in each variant's PDN conventions.
+
+pub mod fen;
+pub mod movetext;
+pub mod squares;
+
+pub use fen::{FenError, parse_fen, write_fen};
+pub use movetext::{MoveTextError, full_path_text, move_text, parse_move};
+pub use squares::{SquareError, parse_square, square_name};

@@ -1,0 +1,19 @@
+//! Everything about the game itself: boards, positions, moves, the seven rule sets, perft.
+//! Nothing here knows about files or notation.
+
+pub mod board;
+pub mod movegen;
+pub mod moves;
+pub mod perft;
+pub mod position;
+pub mod variant;
+
+pub use board::{Bitboard, BoardKind, Color, Geometry, Square};
+pub use movegen::{MoveList, MoveSink, count_moves, generate, legal_moves};
+pub use moves::{LegalMove, Move, MovePath};
+pub use perft::{divide, perft};
+pub use position::{Position, PositionError};
+pub use variant::{
+    Brazilian, English, International, Italian, MidCapturePromotion, Precedence, Rules, Russian,
+    Spanish, Turkish, UnknownVariant, Variant,
+};

@@ -1,0 +1,239 @@
+//! [`Position`]: the pieces of both sides and the side to move, always valid.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::marker::PhantomData;
+
+use super::board::{Bitboard, BoardKind, Color, Geometry, Square};
+use super::moves::Move;
+use super::variant::Rules;
+
+/// Why a set of pieces is not a position of its variant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PositionError {
+    /// A square holds pieces of both colours.
+    Overlap(Square),
+    /// A piece stands on a bit that is not a playable square.
+    OffBoard(u8),
+    /// A king bit is set where no piece stands.
+    KingWithoutPiece(Square),
+    /// A man stands on the row where it would have been crowned.
+    ManOnPromotionRow(Color, Square),
+    /// A side has more pieces than the variant starts with.
+    TooManyPieces {
+        /// The side.
+        color: Color,
+        /// How many it has.
+        count: u32,
+        /// The most it may have.
+        max: u32,
+    },
+}
+
+impl fmt::Display for PositionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PositionError::Overlap(sq) => {
+                write!(f, "square bit {} holds a white and a black piece", sq.bit())
+            }
+            PositionError::OffBoard(bit) => write!(f, "bit {bit} is not a square of this board"),
+            PositionError::KingWithoutPiece(sq) => {
+                write!(f, "king marked on empty square bit {}", sq.bit())
+            }
+            PositionError::ManOnPromotionRow(c, sq) => {
+                write!(f, "{c} man on its promotion row (square bit {})", sq.bit())
+            }
+            PositionError::TooManyPieces { color, count, max } => {
+                write!(f, "{color} has {count} pieces, at most {max} allowed")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PositionError {}
+
+/// A position of variant `R`: white pieces, black pieces, which of them are kings, side to move.
+///
+/// A `Position` is valid by construction (see [`Position::new`]).
+pub struct Position<R: Rules> {
+    white: Bitboard,
+    black: Bitboard,
+    kings: Bitboard,
+    side: Color,
+    rules: PhantomData<R>,
+}
+
+impl<R: Rules> Clone for Position<R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<R: Rules> Copy for Position<R> {}
+
+impl<R: Rules> PartialEq for Position<R> {
+    fn eq(&self, other: &Self) -> bool {
+        self.white == other.white
+            && self.black == other.black
+            && self.kings == other.kings
+            && self.side == other.side
+    }
+}
+
+impl<R: Rules> Eq for Position<R> {}
+
+impl<R: Rules> Hash for Position<R> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        (self.white, self.black, self.kings, self.side).hash(state);
+    }
+}
+
+impl<R: Rules> fmt::Debug for Position<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Position")
+            .field("variant", &R::VARIANT)
+            .field("white", &format_args!("{:#x}", self.white.0))
+            .field("black", &format_args!("{:#x}", self.black.0))
+            .field("kings", &format_args!("{:#x}", self.kings.0))
+            .field("side", &self.side)
+            .finish()
+    }
+}
+
+impl<R: Rules> Position<R> {
+    /// A position from its pieces, checked: squares on the board, no overlap, kings on pieces,
+    /// no man on its promotion row, no side with more pieces than it starts with.
+    pub fn new(
+        white: Bitboard,
+        black: Bitboard,
+        kings: Bitboard,
+        side: Color,
+    ) -> Result<Self, PositionError> {
+        let valid = R::Board::VALID;
+        for bb in [white, black, kings] {
+            if let Some(sq) = Bitboard(bb.0 & !valid).first() {
+                return Err(PositionError::OffBoard(sq.bit()));
+            }
+        }
+        if let Some(sq) = (white & black).first() {
+            return Err(PositionError::Overlap(sq));
+        }
+        if let Some(sq) = (kings & !(white | black)).first() {
+            return Err(PositionError::KingWithoutPiece(sq));
+        }
+        for (color, pieces) in [(Color::White, white), (Color::Black, black)] {
+            let men = pieces & !kings;
+            if let Some(sq) = (men & Bitboard(R::Board::promotion_row(color))).first() {
+                return Err(PositionError::ManOnPromotionRow(color, sq));
+            }
+            if pieces.count() > R::MEN {
+                return Err(PositionError::TooManyPieces {
+                    color,
+                    count: pieces.count(),
+                    max: R::MEN,
+                });
+            }
+        }
+        Ok(Position {
+            white,
+            black,
+            kings,
+            side,
+            rules: PhantomData,
+        })
+    }
+
+    /// The initial position of the variant.
+    pub fn initial() -> Self {
+        let size = R::Board::SIZE;
+        let (white_rows, black_rows) = match R::Board::KIND {
+            BoardKind::Orthogonal8 => (1..3, 5..7),
+            _ => (0..size / 2 - 1, size / 2 + 1..size),
+        };
+        let rows = |range: std::ops::Range<u8>| {
+            let mut bb = Bitboard::EMPTY;
+            for row in range {
+                for col in 0..size {
+                    if let Some(sq) = R::Board::square_at(col, row) {
+                        bb |= sq.bb();
+                    }
+                }
+            }
+            bb
+        };
+        Position {
+            white: rows(white_rows),
+            black: rows(black_rows),
+            kings: Bitboard::EMPTY,
+            side: R::FIRST,
+            rules: PhantomData,
+        }
+    }
+
+    /// The side to move.
+    #[inline(always)]
+    pub fn side_to_move(&self) -> Color {
+        self.side
+    }
+
+    /// The pieces of `color`.
+    #[inline(always)]
+    pub fn pieces(&self, color: Color) -> Bitboard {
+        match color {
+            Color::White => self.white,
+            Color::Black => self.black,
+        }
+    }
+
+    /// All kings, both colours.
+    #[inline(always)]
+    pub fn kings(&self) -> Bitboard {
+        self.kings
+    }
+
+    /// The men of `color`.
+    #[inline(always)]
+    pub fn men_of(&self, color: Color) -> Bitboard {
+        self.pieces(color) & !self.kings
+    }
+
+    /// The kings of `color`.
+    #[inline(always)]
+    pub fn kings_of(&self, color: Color) -> Bitboard {
+        self.pieces(color) & self.kings
+    }
+
+    /// Every occupied square.
+    #[inline(always)]
+    pub fn occupied(&self) -> Bitboard {
+        self.white | self.black
+    }
+
+    /// Every empty playable square.
+    #[inline(always)]
+    pub fn empty(&self) -> Bitboard {
+        Bitboard(R::Board::VALID & !(self.white | self.black).0)
+    }
+
+    /// The same pieces with the other side to move.
+    pub fn with_side_to_move(&self, side: Color) -> Self {
+        Position { side, ..*self }
+    }
+
+    /// The position after `mv`, a legal move of this position.
+    #[inline(always)]
+    pub fn play(&self, mv: &Move) -> Self {
+        let path = mv.from().bb() ^ mv.to().bb();
+        let (white, black) = match self.side {
+            Color::White => (self.white ^ path, self.black ^ mv.captured()),
+            Color::Black => (self.white ^ mv.captured(), self.black ^ path),
+        };
+        Position {
+            white,
+            black,
+            kings: self.kings ^ mv.kings_delta(),
+            side: self.side.opponent(),
+            rules: PhantomData,
+        }
+    }
+}
