@@ -27,6 +27,19 @@ impl CliError {
     }
 }
 
+/// Writes `text` to stdout. A closed pipe (`damka moves ... | head`) is not an error.
+pub fn print_out(text: &str) -> Result<(), CliError> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CliError {
+            message: format!("cannot write output: {e}"),
+            code: 1,
+        }),
+        _ => Ok(()),
+    }
+}
+
 #[derive(Parser)]
 #[command(
     name = "damka",

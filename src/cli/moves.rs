@@ -5,7 +5,7 @@ use crate::notation::parse_fen;
 use crate::rules::{Rules, Variant, legal_moves};
 use crate::with_rules;
 
-use super::CliError;
+use super::{CliError, print_out};
 
 /// Arguments of `damka moves`.
 #[derive(clap::Args)]
@@ -39,6 +39,5 @@ fn list<R: Rules>(args: &Args) -> Result<(), CliError> {
         }
         out.push('\n');
     }
-    print!("{out}");
-    Ok(())
+    print_out(&out)
 }

@@ -7,7 +7,7 @@ use crate::notation::parse_fen;
 use crate::rules::{Position, Rules, Variant, divide, legal_moves, perft};
 use crate::with_rules;
 
-use super::CliError;
+use super::{CliError, print_out};
 
 /// Arguments of `damka perft`.
 #[derive(clap::Args)]
@@ -47,35 +47,36 @@ fn count<R: Rules>(args: &Args) -> Result<(), CliError> {
         })?;
     let parallel = args.threads > 1;
     let start = Instant::now();
-    let nodes = if args.divide || parallel {
+    let mut out = String::new();
+    let nodes = if args.depth > 0 && (args.divide || parallel) {
         let counts = pool.install(|| divide(&pos, args.depth, parallel));
-        if args.divide && args.depth > 0 {
-            print_divide(&pos, &counts);
+        if args.divide {
+            out.push_str(&divide_lines(&pos, &counts));
         }
-        if args.depth == 0 {
-            1
-        } else {
-            counts.iter().map(|(_, n)| n).sum()
-        }
+        counts.iter().map(|(_, n)| n).sum()
     } else {
         perft(&pos, args.depth)
     };
     let seconds = start.elapsed().as_secs_f64();
-    println!("nodes {nodes}");
-    println!("time {seconds:.3} s");
-    println!("nps {:.0}", nodes as f64 / seconds.max(1e-9));
-    Ok(())
+    out.push_str(&format!(
+        "nodes {nodes}\ntime {seconds:.3} s\nnps {:.0}\n",
+        nodes as f64 / seconds.max(1e-9)
+    ));
+    print_out(&out)
 }
 
-fn print_divide<R: Rules>(pos: &Position<R>, counts: &[(crate::Move, u64)]) {
+/// One `MOVE N` line per root move, in notation order.
+fn divide_lines<R: Rules>(pos: &Position<R>, counts: &[(crate::Move, u64)]) -> String {
     let legal = legal_moves(pos);
     let mut sorted: Vec<_> = legal.iter().collect();
     sort_moves(R::VARIANT, &mut sorted);
+    let mut out = String::new();
     for mv in sorted {
         let n = counts
             .iter()
             .find(|(m, _)| *m == mv.mv)
             .map_or(0, |(_, n)| *n);
-        println!("{} {n}", full_path_text(R::VARIANT, mv));
+        out.push_str(&format!("{} {n}\n", full_path_text(R::VARIANT, mv)));
     }
+    out
 }
