@@ -14,5 +14,6 @@
 pub mod cli;
 pub mod notation;
 pub mod rules;
+pub mod tablebase;
 
 pub use rules::{Color, Move, Position, Rules, Variant};

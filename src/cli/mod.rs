@@ -1,7 +1,12 @@
 //! The command line: one file per subcommand, each thin over the library.
 
+mod generate;
+mod info;
 mod moves;
 mod perft;
+mod probe;
+mod tables;
+mod verify;
 
 use std::fmt;
 use std::process::ExitCode;
@@ -57,6 +62,14 @@ enum Command {
     Moves(moves::Args),
     /// Count the leaves of the move tree (move generator check and benchmark).
     Perft(perft::Args),
+    /// Build endgame tables by retrograde analysis.
+    Generate(generate::Args),
+    /// The perfect-play result of a position and of each of its moves.
+    Probe(probe::Args),
+    /// Check every table: checksums and consistency with its successors.
+    Verify(verify::Args),
+    /// What the tables directory holds.
+    Info(info::Args),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -86,6 +99,10 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Moves(args) => moves::run(args),
         Command::Perft(args) => perft::run(args),
+        Command::Generate(args) => generate::run(args),
+        Command::Probe(args) => probe::run(args),
+        Command::Verify(args) => verify::run(args),
+        Command::Info(args) => info::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -218,6 +218,9 @@ pub trait Geometry: Copy + Default + Send + Sync + 'static {
     const ROW_FIRST: u64;
     /// Squares of the last row.
     const ROW_LAST: u64;
+    /// Whether a man can stand on its own back rank (false in Turkish, where men start on the
+    /// second row and never move backwards).
+    const MEN_ON_BACK_RANK: bool;
 
     /// The square at internal column `col` and row `row`, if it is playable.
     fn square_at(col: u8, row: u8) -> Option<Square>;
@@ -235,6 +238,24 @@ pub trait Geometry: Copy + Default + Send + Sync + 'static {
             b >> (-dir.shift)
         };
         moved & Self::VALID
+    }
+
+    /// The board turned half a turn: White's side becomes Black's. Maps playable squares to
+    /// playable squares (the layouts are point-symmetric).
+    #[inline(always)]
+    fn rotate(bb: u64) -> u64 {
+        bb.reverse_bits() >> (Self::VALID.leading_zeros())
+    }
+
+    /// The squares a man of `color` can ever stand on.
+    #[inline(always)]
+    fn men_squares(color: Color) -> u64 {
+        let (own_back, crown) = match color {
+            Color::White => (Self::ROW_FIRST, Self::ROW_LAST),
+            Color::Black => (Self::ROW_LAST, Self::ROW_FIRST),
+        };
+        let back = if Self::MEN_ON_BACK_RANK { 0 } else { own_back };
+        Self::VALID & !crown & !back
     }
 
     /// The row where a man of `color` is crowned.
@@ -343,6 +364,7 @@ impl Geometry for Diagonal8 {
     const SIDEWAYS: u8 = 0;
     const ROW_FIRST: u64 = diagonal_row(8, 0);
     const ROW_LAST: u64 = diagonal_row(8, 7);
+    const MEN_ON_BACK_RANK: bool = true;
 
     fn square_at(col: u8, row: u8) -> Option<Square> {
         diagonal_bit(8, col, row).map(Square::from_bit)
@@ -363,6 +385,7 @@ impl Geometry for Diagonal10 {
     const SIDEWAYS: u8 = 0;
     const ROW_FIRST: u64 = diagonal_row(10, 0);
     const ROW_LAST: u64 = diagonal_row(10, 9);
+    const MEN_ON_BACK_RANK: bool = true;
 
     fn square_at(col: u8, row: u8) -> Option<Square> {
         diagonal_bit(10, col, row).map(Square::from_bit)
@@ -403,6 +426,7 @@ impl Geometry for Orthogonal8 {
     const SIDEWAYS: u8 = 0b0110;
     const ROW_FIRST: u64 = 0xff;
     const ROW_LAST: u64 = 0xff << 56;
+    const MEN_ON_BACK_RANK: bool = false;
 
     fn square_at(col: u8, row: u8) -> Option<Square> {
         (col < 8 && row < 8).then(|| Square::from_bit(row * 8 + col))
@@ -454,6 +478,12 @@ mod tests {
             }
         }
         assert_eq!(count, G::SQUARES as usize);
+        // Half a turn maps (col, row) to (size-1-col, size-1-row).
+        for sq in Bitboard(G::VALID).squares() {
+            let (col, row) = G::col_row(sq);
+            let turned = G::square_at(G::SIZE - 1 - col, G::SIZE - 1 - row);
+            assert_eq!(Bitboard(G::rotate(sq.bb().0)).first(), turned);
+        }
         assert_eq!(G::VALID.count_ones(), G::SQUARES as u32);
     }
 

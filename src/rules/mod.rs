@@ -8,8 +8,8 @@ pub mod perft;
 pub mod position;
 pub mod variant;
 
-pub use board::{Bitboard, BoardKind, Color, Geometry, Square};
-pub use movegen::{MoveList, MoveSink, count_moves, generate, legal_moves};
+pub use board::{Bitboard, BoardKind, Color, Geometry, OPPOSITE, Square};
+pub use movegen::{MoveList, MoveSink, captures, count_moves, generate, legal_moves};
 pub use moves::{LegalMove, Move, MovePath};
 pub use perft::{divide, perft};
 pub use position::{Position, PositionError};

@@ -157,6 +157,13 @@ pub fn generate<R: Rules, S: MoveSink>(pos: &Position<R>, sink: &mut S) {
     }
 }
 
+/// Generates only the captures of `pos` into `sink` (cleared first); empty when none exists.
+#[inline]
+pub fn captures<R: Rules, S: MoveSink>(pos: &Position<R>, sink: &mut S) {
+    sink.clear();
+    generate_captures(pos, sink);
+}
+
 /// Every legal move of `pos` with its capture paths.
 pub fn legal_moves<R: Rules>(pos: &Position<R>) -> Vec<LegalMove> {
     let mut list = PathList::default();

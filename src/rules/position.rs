@@ -143,6 +143,24 @@ impl<R: Rules> Position<R> {
         })
     }
 
+    /// A position from parts the caller knows to be valid (tablebase indexing).
+    #[inline(always)]
+    pub(crate) fn from_parts(
+        white: Bitboard,
+        black: Bitboard,
+        kings: Bitboard,
+        side: Color,
+    ) -> Self {
+        debug_assert!(Self::new(white, black, kings, side).is_ok());
+        Position {
+            white,
+            black,
+            kings,
+            side,
+            rules: PhantomData,
+        }
+    }
+
     /// The initial position of the variant.
     pub fn initial() -> Self {
         let size = R::Board::SIZE;

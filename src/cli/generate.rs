@@ -1,0 +1,184 @@
+//! `damka generate`: build tables, print the build plan, or build one slice.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::rules::Rules;
+use crate::tablebase::generate::{job_done, missing_inputs};
+use crate::tablebase::{Material, SliceIndex, SliceJob, SliceReport, build_job, plan};
+use crate::{Variant, with_rules};
+
+use super::tables::{open, tables_dir};
+use super::{CliError, print_out};
+
+/// Decoded blocks cached while building: inputs are read often.
+const BUILD_CACHE_BYTES: usize = 1 << 30;
+
+/// Arguments of `damka generate`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Variant: english, italian, spanish, russian, brazilian, international, turkish.
+    #[arg(long)]
+    variant: Variant,
+    /// Build every slice with at most this many pieces.
+    #[arg(long, required_unless_present = "slice", value_parser = clap::value_parser!(u32).range(2..=10))]
+    pieces: Option<u32>,
+    /// Build only this slice and its twin (four digits: mover's men, kings, other's men,
+    /// kings), reading its inputs from the tables directory.
+    #[arg(long, conflicts_with_all = ["pieces", "plan"])]
+    slice: Option<Material>,
+    /// Print the slices in build order with their sizes and inputs; build nothing.
+    #[arg(long)]
+    plan: bool,
+    /// Tables directory (default: $DAMKA_TABLES, else `tables`).
+    #[arg(long)]
+    tables: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
+    /// No progress bars and no per-slice lines.
+    #[arg(long)]
+    quiet: bool,
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    with_rules!(args.variant, R => build::<R>(&args))
+}
+
+fn jobs_of<R: Rules>(args: &Args) -> Vec<SliceJob> {
+    match (args.slice, args.pieces) {
+        (Some(m), _) => vec![SliceJob::for_slice(m)],
+        (None, Some(n)) => plan(n, R::MEN),
+        (None, None) => Vec::new(),
+    }
+}
+
+fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
+    let jobs = jobs_of::<R>(args);
+    if args.plan {
+        return print_out(&plan_text::<R>(&jobs));
+    }
+    let dir = tables_dir(&args.tables);
+    std::fs::create_dir_all(&dir).map_err(|e| CliError {
+        message: format!("{}: {e}", dir.display()),
+        code: 2,
+    })?;
+    if args.slice.is_some() {
+        let missing = missing_inputs(&dir, R::VARIANT, &jobs[0]);
+        if !missing.is_empty() {
+            let list: Vec<String> = missing.iter().map(|p| p.display().to_string()).collect();
+            return Err(CliError::input(format!(
+                "inputs not built yet: {}",
+                list.join(" ")
+            )));
+        }
+    }
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(t) = args.threads {
+        pool = pool.num_threads(t as usize);
+    }
+    let pool = pool.build().map_err(|e| CliError {
+        message: e.to_string(),
+        code: 1,
+    })?;
+    let tb = open(&dir, BUILD_CACHE_BYTES)?;
+    let start = Instant::now();
+    let mut reports: Vec<SliceReport> = Vec::new();
+    for job in &jobs {
+        if job_done(&dir, R::VARIANT, job) {
+            reports.extend(job.slices.iter().map(|&m| SliceReport {
+                material: m,
+                positions: SliceIndex::<R>::new(m).size(),
+                wdl_bytes: 0,
+                dtw_bytes: 0,
+                skipped: true,
+            }));
+            continue;
+        }
+        let bar = progress_bar(args.quiet, job);
+        let job_start = Instant::now();
+        let built = pool
+            .install(|| build_job::<R>(job, &tb, &bar))
+            .map_err(|e| CliError {
+                message: e.to_string(),
+                code: 1,
+            })?;
+        bar.finish_and_clear();
+        if !args.quiet {
+            let n: u64 = built.iter().map(|r| r.positions).sum();
+            eprintln!(
+                "built {} {}: {n} positions in {:.2} s",
+                R::VARIANT,
+                slice_names(job),
+                job_start.elapsed().as_secs_f64()
+            );
+        }
+        reports.extend(built);
+    }
+    print_out(&summary(&reports, start.elapsed().as_secs_f64()))
+}
+
+fn slice_names(job: &SliceJob) -> String {
+    job.slices
+        .iter()
+        .map(|m| m.to_string())
+        .collect::<Vec<_>>()
+        .join("+")
+}
+
+fn progress_bar(quiet: bool, job: &SliceJob) -> ProgressBar {
+    let bar = ProgressBar::new(0);
+    if quiet {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        ProgressStyle::with_template("{msg:>12} [{bar:40}] {pos}/{len} positions, eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar.set_message(slice_names(job));
+    bar
+}
+
+fn plan_text<R: Rules>(jobs: &[SliceJob]) -> String {
+    let mut out = String::new();
+    for job in jobs {
+        let size: u64 = job
+            .slices
+            .iter()
+            .map(|&m| SliceIndex::<R>::new(m).size())
+            .sum();
+        let inputs: Vec<String> = job.inputs.iter().map(|m| m.to_string()).collect();
+        out.push_str(&format!(
+            "{} pieces {} positions {size} inputs {}\n",
+            slice_names(job),
+            job.key().pieces(),
+            if inputs.is_empty() {
+                "-".to_string()
+            } else {
+                inputs.join(",")
+            }
+        ));
+    }
+    out
+}
+
+fn summary(reports: &[SliceReport], seconds: f64) -> String {
+    let built: Vec<&SliceReport> = reports.iter().filter(|r| !r.skipped).collect();
+    let positions: u64 = built.iter().map(|r| r.positions).sum();
+    let wdl: u64 = built.iter().map(|r| r.wdl_bytes).sum();
+    let dtw: u64 = built.iter().map(|r| r.dtw_bytes).sum();
+    format!(
+        "slices {} built, {} already done\npositions {positions}\nseconds {seconds:.2}\n\
+         positions per second {:.0}\nbytes {} (win/draw/loss {wdl}, distance {dtw})\n\
+         positions per byte {:.1} (win/draw/loss {:.1})\n",
+        built.len(),
+        reports.len() - built.len(),
+        positions as f64 / seconds.max(1e-9),
+        wdl + dtw,
+        positions as f64 / (wdl + dtw).max(1) as f64,
+        positions as f64 / wdl.max(1) as f64,
+    )
+}

@@ -1,0 +1,70 @@
+//! `damka info`: what the tables directory holds, per variant and piece count.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crate::tablebase::FileKind;
+use crate::tablebase::probe::DEFAULT_CACHE_BYTES;
+
+use super::tables::{open, slices, tables_dir, variants};
+use super::{CliError, print_out};
+
+/// Arguments of `damka info`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Tables directory (default: $DAMKA_TABLES, else `tables`).
+    #[arg(long)]
+    tables: Option<PathBuf>,
+}
+
+#[derive(Default)]
+struct Totals {
+    slices: u64,
+    positions: u64,
+    stored: u64,
+    wdl_bytes: u64,
+    dtw_bytes: u64,
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    let dir = tables_dir(&args.tables);
+    let tb = open(&dir, DEFAULT_CACHE_BYTES)?;
+    let mut out = String::from(
+        "variant pieces slices positions stored wdl_bytes dtw_bytes positions_per_wdl_byte\n",
+    );
+    for variant in variants(&dir, None) {
+        let mut by_pieces: BTreeMap<u32, Totals> = BTreeMap::new();
+        for m in slices(&dir, variant)? {
+            let t = by_pieces.entry(m.pieces()).or_default();
+            let failed = |e: crate::tablebase::TableError| CliError {
+                message: e.to_string(),
+                code: 1,
+            };
+            let wdl = tb.table(variant, m, FileKind::Wdl).map_err(failed)?;
+            let h = wdl.header();
+            t.slices += 1;
+            t.positions += h.positions;
+            t.stored += h.positions - h.unused;
+            t.wdl_bytes += file_len(wdl.path());
+            if let Ok(dtw) = tb.table(variant, m, FileKind::Dtw) {
+                t.dtw_bytes += file_len(dtw.path());
+            }
+        }
+        for (pieces, t) in by_pieces {
+            out.push_str(&format!(
+                "{variant} {pieces} {} {} {} {} {} {:.1}\n",
+                t.slices,
+                t.positions,
+                t.stored,
+                t.wdl_bytes,
+                t.dtw_bytes,
+                t.positions as f64 / t.wdl_bytes.max(1) as f64
+            ));
+        }
+    }
+    print_out(&out)
+}
+
+fn file_len(path: &std::path::Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| m.len())
+}

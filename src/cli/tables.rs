@@ -1,0 +1,51 @@
+//! What the table subcommands share: the tables directory and the slices found in it.
+
+use std::path::{Path, PathBuf};
+
+use crate::Variant;
+use crate::tablebase::{FileKind, Material, Tablebase};
+
+use super::CliError;
+
+/// The tables directory: `--tables`, else `$DAMKA_TABLES`, else `tables`.
+pub fn tables_dir(arg: &Option<PathBuf>) -> PathBuf {
+    arg.clone()
+        .or_else(|| std::env::var_os("DAMKA_TABLES").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("tables"))
+}
+
+/// Opens the tables under `dir`, or says clearly that there are none.
+pub fn open(dir: &Path, cache_bytes: usize) -> Result<Tablebase, CliError> {
+    Tablebase::with_cache(dir, cache_bytes).map_err(|e| CliError {
+        message: format!("{e} (build tables with `damka generate`)"),
+        code: 2,
+    })
+}
+
+/// The variants with a directory under `dir`, or just `only`.
+pub fn variants(dir: &Path, only: Option<Variant>) -> Vec<Variant> {
+    Variant::ALL
+        .into_iter()
+        .filter(|v| only.is_none_or(|o| o == *v) && dir.join(v.name()).is_dir())
+        .collect()
+}
+
+/// The slices of `variant` present under `dir` (those with a win/draw/loss file), sorted by
+/// piece count then key.
+pub fn slices(dir: &Path, variant: Variant) -> Result<Vec<Material>, CliError> {
+    let sub = dir.join(variant.name());
+    let entries = std::fs::read_dir(&sub).map_err(|e| CliError {
+        message: format!("{}: {e}", sub.display()),
+        code: 2,
+    })?;
+    let ext = FileKind::Wdl.extension();
+    let mut out: Vec<Material> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            name.strip_suffix(&format!(".{ext}"))?.parse().ok()
+        })
+        .collect();
+    out.sort_by_key(|m| (m.pieces(), *m));
+    Ok(out)
+}

@@ -1,0 +1,283 @@
+//! The on-disk layout of a table file, written by hand as little-endian fields
+//! (documented for other languages in `docs/FORMAT.md`).
+//!
+//! A file is a 128-byte header, a block table (block start offsets, then a CRC-32 of each
+//! compressed block) and the blocks, each a zstd frame holding a fixed number of positions.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::material::Material;
+use crate::Variant;
+
+/// First eight bytes of every table file.
+pub const MAGIC: [u8; 8] = *b"DAMKATB\x1a";
+/// The format version this code reads and writes.
+pub const VERSION: u16 = 1;
+/// The index scheme of `index.rs` (men, then kings, combinatorial number system).
+pub const INDEX_SCHEME: u8 = 1;
+/// Size of the header in bytes.
+pub const HEADER_SIZE: usize = 128;
+/// Offset of the header's own checksum.
+const HEADER_CRC_AT: usize = 124;
+
+/// What a table file holds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FileKind {
+    /// Win, draw or loss, 2 bits a position.
+    Wdl = 1,
+    /// Distance in plies, 1 or 2 bytes a position.
+    Dtw = 2,
+}
+
+impl FileKind {
+    /// The file name extension.
+    pub const fn extension(self) -> &'static str {
+        match self {
+            FileKind::Wdl => "wdl",
+            FileKind::Dtw => "dtw",
+        }
+    }
+}
+
+/// WDL values as stored (2 bits).
+pub mod wdl_code {
+    /// A draw.
+    pub const DRAW: u8 = 0;
+    /// A win for the side to move.
+    pub const WIN: u8 = 1;
+    /// A loss for the side to move.
+    pub const LOSS: u8 = 2;
+}
+
+/// The header of a table file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// WDL or DTW.
+    pub kind: FileKind,
+    /// The variant.
+    pub variant: Variant,
+    /// The slice.
+    pub material: Material,
+    /// Bits per stored value: 2 (WDL), 8 or 16 (DTW).
+    pub value_bits: u8,
+    /// The longest distance in the slice.
+    pub max_dtw: u16,
+    /// Positions (indices) per block.
+    pub block_positions: u32,
+    /// Number of indices in the slice.
+    pub positions: u64,
+    /// Number of blocks.
+    pub blocks: u32,
+    /// CRC-32 of the block table.
+    pub table_crc: u32,
+    /// Positions won by the side to move.
+    pub wins: u64,
+    /// Drawn positions.
+    pub draws: u64,
+    /// Positions lost by the side to move.
+    pub losses: u64,
+    /// Indices whose stored value means nothing: capture positions (resolved by search)
+    /// and indices that hold no position.
+    pub unused: u64,
+}
+
+/// Why a table file cannot be used. Every variant names the file.
+#[derive(Debug)]
+pub enum TableError {
+    /// The file is not there.
+    Missing(PathBuf),
+    /// The file cannot be read.
+    Io(PathBuf, std::io::Error),
+    /// Not a damka table (bad magic).
+    NotATable(PathBuf),
+    /// A format version this build does not read.
+    Version(PathBuf, u16),
+    /// The header's checksum does not match.
+    HeaderChecksum(PathBuf),
+    /// The header describes another table than the one asked for.
+    Mismatch(PathBuf, String),
+    /// The file is shorter than its header says.
+    Truncated(PathBuf),
+    /// A block's checksum does not match, or it does not decompress.
+    Block(PathBuf, u32),
+}
+
+impl fmt::Display for TableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TableError::Missing(p) => write!(f, "{}: table file missing", p.display()),
+            TableError::Io(p, e) => write!(f, "{}: {e}", p.display()),
+            TableError::NotATable(p) => write!(f, "{}: not a damka table file", p.display()),
+            TableError::Version(p, v) => write!(
+                f,
+                "{}: format version {v}, this damka reads version {VERSION}",
+                p.display()
+            ),
+            TableError::HeaderChecksum(p) => {
+                write!(
+                    f,
+                    "{}: header checksum mismatch (file damaged)",
+                    p.display()
+                )
+            }
+            TableError::Mismatch(p, what) => write!(f, "{}: {what}", p.display()),
+            TableError::Truncated(p) => write!(f, "{}: file truncated", p.display()),
+            TableError::Block(p, b) => {
+                write!(f, "{}: block {b} damaged (checksum mismatch)", p.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for TableError {}
+
+fn variant_from_game_type(n: u8) -> Option<Variant> {
+    Variant::ALL.into_iter().find(|v| v.game_type() == n)
+}
+
+impl Header {
+    /// The header as its 128 bytes.
+    pub fn to_bytes(&self) -> [u8; HEADER_SIZE] {
+        let mut b = [0u8; HEADER_SIZE];
+        b[0..8].copy_from_slice(&MAGIC);
+        b[8..10].copy_from_slice(&VERSION.to_le_bytes());
+        b[10] = self.kind as u8;
+        b[11] = self.variant.game_type();
+        let m = self.material;
+        b[12..16].copy_from_slice(&[m.mover_men, m.mover_kings, m.other_men, m.other_kings]);
+        b[16] = INDEX_SCHEME;
+        b[17] = self.value_bits;
+        b[18..20].copy_from_slice(&self.max_dtw.to_le_bytes());
+        b[20..24].copy_from_slice(&self.block_positions.to_le_bytes());
+        b[24..32].copy_from_slice(&self.positions.to_le_bytes());
+        b[32..36].copy_from_slice(&self.blocks.to_le_bytes());
+        b[36..40].copy_from_slice(&self.table_crc.to_le_bytes());
+        b[40..48].copy_from_slice(&self.wins.to_le_bytes());
+        b[48..56].copy_from_slice(&self.draws.to_le_bytes());
+        b[56..64].copy_from_slice(&self.losses.to_le_bytes());
+        b[64..72].copy_from_slice(&self.unused.to_le_bytes());
+        let crc = crc32fast::hash(&b[..HEADER_CRC_AT]);
+        b[HEADER_CRC_AT..].copy_from_slice(&crc.to_le_bytes());
+        b
+    }
+
+    /// Reads and checks a header (magic, version, checksum, known values).
+    pub fn from_bytes(path: &Path, b: &[u8]) -> Result<Header, TableError> {
+        if b.len() < HEADER_SIZE {
+            return Err(if b.len() >= 8 && b[..8] == MAGIC {
+                TableError::Truncated(path.to_path_buf())
+            } else {
+                TableError::NotATable(path.to_path_buf())
+            });
+        }
+        if b[..8] != MAGIC {
+            return Err(TableError::NotATable(path.to_path_buf()));
+        }
+        let u16_at = |i: usize| u16::from_le_bytes([b[i], b[i + 1]]);
+        let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"));
+        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        let version = u16_at(8);
+        if version != VERSION {
+            return Err(TableError::Version(path.to_path_buf(), version));
+        }
+        if crc32fast::hash(&b[..HEADER_CRC_AT]) != u32_at(HEADER_CRC_AT) {
+            return Err(TableError::HeaderChecksum(path.to_path_buf()));
+        }
+        let bad = |what: &str| TableError::Mismatch(path.to_path_buf(), what.to_string());
+        let kind = match b[10] {
+            1 => FileKind::Wdl,
+            2 => FileKind::Dtw,
+            _ => return Err(bad("unknown file kind")),
+        };
+        let variant = variant_from_game_type(b[11]).ok_or_else(|| bad("unknown variant"))?;
+        if b[16] != INDEX_SCHEME {
+            return Err(bad("unknown index scheme"));
+        }
+        let header = Header {
+            kind,
+            variant,
+            material: Material::new(b[12], b[13], b[14], b[15]),
+            value_bits: b[17],
+            max_dtw: u16_at(18),
+            block_positions: u32_at(20),
+            positions: u64_at(24),
+            blocks: u32_at(32),
+            table_crc: u32_at(36),
+            wins: u64_at(40),
+            draws: u64_at(48),
+            losses: u64_at(56),
+            unused: u64_at(64),
+        };
+        let bits_ok = match kind {
+            FileKind::Wdl => header.value_bits == 2,
+            FileKind::Dtw => header.value_bits == 8 || header.value_bits == 16,
+        };
+        let blocks_ok = header.block_positions > 0
+            && header.block_positions.is_multiple_of(8)
+            && header.positions.div_ceil(header.block_positions as u64) == header.blocks as u64;
+        if !bits_ok || !blocks_ok {
+            return Err(bad("inconsistent header"));
+        }
+        Ok(header)
+    }
+
+    /// Raw (decompressed) bytes of a full block.
+    pub fn block_bytes(&self) -> usize {
+        self.block_positions as usize * self.value_bits as usize / 8
+    }
+
+    /// Size of the block table: start offsets (blocks + 1), then block checksums.
+    pub fn table_size(&self) -> usize {
+        (self.blocks as usize + 1) * 8 + self.blocks as usize * 4
+    }
+}
+
+/// Packs one block of values: 2-bit WDL codes (four a byte, lowest bits first) or
+/// distances (1 or 2 bytes each, little-endian).
+pub fn pack(values: &[u16], value_bits: u8) -> Vec<u8> {
+    match value_bits {
+        2 => {
+            let mut out = vec![0u8; values.len().div_ceil(4)];
+            for (i, &v) in values.iter().enumerate() {
+                out[i / 4] |= (v as u8 & 3) << (2 * (i % 4));
+            }
+            out
+        }
+        8 => values.iter().map(|&v| v as u8).collect(),
+        _ => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+    }
+}
+
+/// Reads value `i` of a decompressed block.
+#[inline(always)]
+pub fn unpack(block: &[u8], value_bits: u8, i: usize) -> u16 {
+    match value_bits {
+        2 => (block[i / 4] >> (2 * (i % 4)) & 3) as u16,
+        8 => block[i] as u16,
+        _ => u16::from_le_bytes([block[2 * i], block[2 * i + 1]]),
+    }
+}
+
+/// The whole file: header, block table, compressed blocks.
+pub fn assemble(mut header: Header, blocks: &[Vec<u8>]) -> Vec<u8> {
+    header.blocks = blocks.len() as u32;
+    let mut table = Vec::with_capacity(header.table_size());
+    let mut offset = (HEADER_SIZE + header.table_size()) as u64;
+    for block in blocks {
+        table.extend_from_slice(&offset.to_le_bytes());
+        offset += block.len() as u64;
+    }
+    table.extend_from_slice(&offset.to_le_bytes());
+    for block in blocks {
+        table.extend_from_slice(&crc32fast::hash(block).to_le_bytes());
+    }
+    header.table_crc = crc32fast::hash(&table);
+    let mut out = Vec::with_capacity(offset as usize);
+    out.extend_from_slice(&header.to_bytes());
+    out.extend_from_slice(&table);
+    for block in blocks {
+        out.extend_from_slice(block);
+    }
+    out
+}

@@ -1,0 +1,570 @@
+//! Building tables by retrograde analysis, slice pair by slice pair, in parallel (rayon).
+//!
+//! A job builds a slice and its twin (same material, the other side to move) together:
+//! 1. Every index is unranked once. A position without moves is lost in 0; a position with a
+//!    capture is final at once, from the already built slices its captures lead to; so is a
+//!    position whose every move crowns a man. Other positions count their quiet moves that
+//!    stay in the pair and remember the best result among those that crown.
+//! 2. Then ply by ply: each position resolved at distance `d` walks back its predecessors
+//!    (the other side's quiet moves played backwards). A predecessor of a loss is a win in
+//!    `d + 1`; a predecessor of a win loses one count, and when none is left it is lost,
+//!    as slowly as its moves allow. Positions never resolved are draws.
+//!
+//! Atomics make each ply race-free; every value depends only on the ply at which it is
+//! found, so the tables are the same whatever the number of threads.
+
+use std::fmt;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, AtomicU16, Ordering::Relaxed};
+
+use indicatif::ProgressBar;
+use rayon::prelude::*;
+
+use super::format::{FileKind, Header, TableError, assemble, pack, wdl_code};
+use super::index::{MoverFrame, SliceIndex};
+use super::material::{Material, SliceJob};
+use super::outcome::{Outcome, Wdl};
+use super::probe::{ProbeError, Tablebase};
+use super::table::TableFile;
+use crate::Variant;
+use crate::rules::{Color, Geometry, MoveList, OPPOSITE, Rules, generate};
+
+/// Positions per block in win/draw/loss files.
+pub const WDL_BLOCK: u32 = 1 << 16;
+/// Positions per block in distance files.
+pub const DTW_BLOCK: u32 = 1 << 14;
+/// zstd level of win/draw/loss blocks (small and read often: compress hard).
+const WDL_LEVEL: i32 = 19;
+/// zstd level of distance blocks.
+const DTW_LEVEL: i32 = 12;
+
+const UNKNOWN: u16 = 0;
+const NO_POSITION: u16 = u16::MAX;
+/// Marks a position with a capture: its stored value is never read.
+const CAPTURE: u16 = 0x8000;
+const CHUNK: u64 = 1 << 13;
+
+/// Why a build failed.
+#[derive(Debug)]
+pub enum GenerateError {
+    /// An input table could not be probed.
+    Probe(ProbeError),
+    /// A file could not be written.
+    Io(PathBuf, std::io::Error),
+    /// A slice's inputs are not all built.
+    MissingInputs(Vec<PathBuf>),
+    /// A written file did not pass its check.
+    Check(TableError),
+    /// A slice too large for this build's index arithmetic.
+    TooLarge(Material, u64),
+}
+
+impl fmt::Display for GenerateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GenerateError::Probe(e) => write!(f, "reading an input table: {e}"),
+            GenerateError::Io(p, e) => write!(f, "{}: {e}", p.display()),
+            GenerateError::MissingInputs(paths) => {
+                write!(f, "inputs not built yet:")?;
+                for p in paths {
+                    write!(f, " {}", p.display())?;
+                }
+                Ok(())
+            }
+            GenerateError::Check(e) => write!(f, "written table failed its check: {e}"),
+            GenerateError::TooLarge(m, n) => write!(f, "slice {m} has {n} indices, too many"),
+        }
+    }
+}
+
+impl std::error::Error for GenerateError {}
+
+impl From<ProbeError> for GenerateError {
+    fn from(e: ProbeError) -> Self {
+        GenerateError::Probe(e)
+    }
+}
+
+/// What was built (or found built) for one slice.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SliceReport {
+    /// The slice.
+    pub material: Material,
+    /// Indices in the slice.
+    pub positions: u64,
+    /// Bytes of the win/draw/loss file.
+    pub wdl_bytes: u64,
+    /// Bytes of the distance file.
+    pub dtw_bytes: u64,
+    /// Whether the files were already there and checked, not built.
+    pub skipped: bool,
+}
+
+/// Whether both files of every slice of `job` exist and pass their checks.
+pub fn job_done(dir: &Path, variant: Variant, job: &SliceJob) -> bool {
+    job.slices.iter().all(|&m| {
+        [FileKind::Wdl, FileKind::Dtw].iter().all(|&kind| {
+            let path = Tablebase::path_in(dir, variant, m, kind);
+            TableFile::open(&path, kind, variant, m, 0)
+                .and_then(|t| t.check_blocks())
+                .is_ok()
+        })
+    })
+}
+
+/// The input files `job` needs that are not there.
+pub fn missing_inputs(dir: &Path, variant: Variant, job: &SliceJob) -> Vec<PathBuf> {
+    job.inputs
+        .iter()
+        .flat_map(|&m| {
+            [FileKind::Wdl, FileKind::Dtw].map(|k| Tablebase::path_in(dir, variant, m, k))
+        })
+        .filter(|p| !p.is_file())
+        .collect()
+}
+
+/// Builds one job's slices and writes their files under the tables directory of `tb`.
+/// Files are written to a temporary name, checked, and renamed only when all are good.
+pub fn build_job<R: Rules>(
+    job: &SliceJob,
+    tb: &Tablebase,
+    progress: &ProgressBar,
+) -> Result<Vec<SliceReport>, GenerateError> {
+    let slices: Vec<Slice<R>> = job
+        .slices
+        .iter()
+        .map(|&m| Slice::new(m))
+        .collect::<Result<_, _>>()?;
+    let total: u64 = slices.iter().map(|s| s.index.size()).sum();
+    progress.set_length(2 * total);
+    progress.set_position(0);
+    let solved = solve(&slices, tb, progress)?;
+    let dir = tb.dir().join(R::VARIANT.name());
+    fs::create_dir_all(&dir).map_err(|e| GenerateError::Io(dir.clone(), e))?;
+    let mut written = Vec::new();
+    let mut reports = Vec::new();
+    for (slice, values) in slices.iter().zip(&solved) {
+        let m = slice.index.material();
+        let (wdl, dtw) = encode_files(R::VARIANT, m, values);
+        let mut bytes = [0u64; 2];
+        for (i, (kind, data)) in [(FileKind::Wdl, wdl), (FileKind::Dtw, dtw)]
+            .into_iter()
+            .enumerate()
+        {
+            let path = Tablebase::path_in(tb.dir(), R::VARIANT, m, kind);
+            let tmp = path.with_extension(format!("{}.tmp", kind.extension()));
+            write_synced(&tmp, &data)?;
+            TableFile::open(&tmp, kind, R::VARIANT, m, u32::MAX)
+                .and_then(|t| t.check_blocks())
+                .map_err(GenerateError::Check)?;
+            bytes[i] = data.len() as u64;
+            written.push((tmp, path));
+        }
+        reports.push(SliceReport {
+            material: m,
+            positions: slice.index.size(),
+            wdl_bytes: bytes[0],
+            dtw_bytes: bytes[1],
+            skipped: false,
+        });
+    }
+    for (tmp, path) in written {
+        fs::rename(&tmp, &path).map_err(|e| GenerateError::Io(path.clone(), e))?;
+    }
+    sync_dir(&dir)?;
+    Ok(reports)
+}
+
+fn write_synced(path: &Path, data: &[u8]) -> Result<(), GenerateError> {
+    let io = |e| GenerateError::Io(path.to_path_buf(), e);
+    let mut file = fs::File::create(path).map_err(io)?;
+    file.write_all(data).map_err(io)?;
+    file.sync_all().map_err(io)
+}
+
+fn sync_dir(dir: &Path) -> Result<(), GenerateError> {
+    fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| GenerateError::Io(dir.to_path_buf(), e))
+}
+
+/// The build state of one slice.
+struct Slice<R: Rules> {
+    index: SliceIndex<R>,
+    /// Outcome codes (`Outcome::code`), `UNKNOWN`, `NO_POSITION`, with `CAPTURE` marked.
+    value: Vec<AtomicU16>,
+    /// Quiet moves into the pair whose successor is not yet known to be won (for the side
+    /// that moves there); a position whose count reaches zero is lost.
+    count: Vec<AtomicU8>,
+    /// Best outcome among moves that crown a man (code, 0 for none).
+    crowning: Vec<AtomicU16>,
+}
+
+impl<R: Rules> Slice<R> {
+    fn new(m: Material) -> Result<Self, GenerateError> {
+        let index = SliceIndex::<R>::new(m);
+        let n = index.size();
+        if n >= u32::MAX as u64 {
+            return Err(GenerateError::TooLarge(m, n));
+        }
+        Ok(Slice {
+            index,
+            value: (0..n).map(|_| AtomicU16::new(UNKNOWN)).collect(),
+            count: (0..n).map(|_| AtomicU8::new(0)).collect(),
+            crowning: (0..n).map(|_| AtomicU16::new(0)).collect(),
+        })
+    }
+}
+
+/// A position resolved at some distance, waiting for its ply.
+type Entry = (u8, u32);
+
+/// Lists of positions by distance.
+#[derive(Default)]
+struct Schedule {
+    resolved: Vec<Vec<Entry>>,
+    seeds: Vec<Vec<Entry>>,
+}
+
+fn push_at(lists: &mut Vec<Vec<Entry>>, ply: usize, e: Entry) {
+    if lists.len() <= ply {
+        lists.resize_with(ply + 1, Vec::new);
+    }
+    lists[ply].push(e);
+}
+
+/// One finding of the first pass: resolved at `dtw`, or a crowning win seeded at `dtw`.
+enum Found {
+    Resolved(u16, u32),
+    Seed(u16, u32),
+}
+
+fn solve<R: Rules>(
+    slices: &[Slice<R>],
+    tb: &Tablebase,
+    progress: &ProgressBar,
+) -> Result<Vec<Vec<u16>>, GenerateError> {
+    let mut schedule = Schedule::default();
+    for (s, slice) in slices.iter().enumerate() {
+        let chunks = slice.index.size().div_ceil(CHUNK);
+        let found = (0..chunks)
+            .into_par_iter()
+            .map(|c| {
+                let range = c * CHUNK..((c + 1) * CHUNK).min(slice.index.size());
+                let n = range.end - range.start;
+                let out = first_pass(slice, range, tb);
+                progress.inc(n);
+                out
+            })
+            .collect::<Result<Vec<_>, GenerateError>>()?;
+        for f in found.into_iter().flatten() {
+            match f {
+                Found::Resolved(d, i) => push_at(&mut schedule.resolved, d as usize, (s as u8, i)),
+                Found::Seed(d, i) => push_at(&mut schedule.seeds, d as usize, (s as u8, i)),
+            }
+        }
+    }
+    let twin = |s: usize| if slices.len() == 2 { 1 - s } else { s };
+    let mut ply = 0usize;
+    while ply < schedule.resolved.len().max(schedule.seeds.len()) {
+        let mut frontier =
+            std::mem::take(schedule.resolved.get_mut(ply).unwrap_or(&mut Vec::new()));
+        if let Some(seeds) = schedule.seeds.get_mut(ply) {
+            let win = Outcome::win(ply as u16).code();
+            for (s, i) in std::mem::take(seeds) {
+                let cell = &slices[s as usize].value[i as usize];
+                if cell
+                    .compare_exchange(UNKNOWN, win, Relaxed, Relaxed)
+                    .is_ok()
+                {
+                    frontier.push((s, i));
+                }
+            }
+        }
+        let next: Vec<Vec<(u16, Entry)>> = frontier
+            .par_chunks(4096)
+            .map(|chunk| {
+                let mut out = Vec::new();
+                for &(s, i) in chunk {
+                    let t = twin(s as usize);
+                    back_propagate(
+                        &slices[s as usize],
+                        &slices[t],
+                        t as u8,
+                        i,
+                        ply as u16,
+                        &mut out,
+                    );
+                }
+                progress.inc(chunk.len() as u64);
+                out
+            })
+            .collect();
+        for (d, e) in next.into_iter().flatten() {
+            push_at(&mut schedule.resolved, d as usize, e);
+        }
+        ply += 1;
+    }
+    progress.set_position(progress.length().unwrap_or(0));
+    Ok(slices
+        .iter()
+        .map(|s| {
+            s.value
+                .par_iter()
+                .map(|v| match v.load(Relaxed) {
+                    UNKNOWN => Outcome::DRAW.code(),
+                    code => code,
+                })
+                .collect()
+        })
+        .collect())
+}
+
+/// The first pass over `range` of `slice`.
+fn first_pass<R: Rules>(
+    slice: &Slice<R>,
+    range: std::ops::Range<u64>,
+    tb: &Tablebase,
+) -> Result<Vec<Found>, GenerateError> {
+    let mut found = Vec::new();
+    let mut list = MoveList::new();
+    for i in range {
+        let cell = &slice.value[i as usize];
+        let Some(frame) = slice.index.unrank(i) else {
+            cell.store(NO_POSITION, Relaxed);
+            continue;
+        };
+        let pos = frame.position::<R>();
+        generate(&pos, &mut list);
+        let moves = list.as_slice();
+        let resolved = if moves.is_empty() {
+            Some(Outcome::loss(0))
+        } else if moves[0].is_capture() {
+            let mut best: Option<Outcome> = None;
+            for mv in moves {
+                let o = tb.resolve(&pos.play(mv), true)?.before_move();
+                best = Some(best.map_or(o, |b| b.max(o)));
+            }
+            let best = best.unwrap_or(Outcome::loss(0));
+            cell.store(CAPTURE | best.code(), Relaxed);
+            if best.wdl != Wdl::Draw {
+                found.push(Found::Resolved(best.dtw, i as u32));
+            }
+            continue;
+        } else {
+            let mut inside = 0u8;
+            let mut crowning: Option<Outcome> = None;
+            for mv in moves {
+                if mv.is_promotion() {
+                    let o = tb.resolve(&pos.play(mv), true)?.before_move();
+                    crowning = Some(crowning.map_or(o, |c| c.max(o)));
+                } else {
+                    inside += 1;
+                }
+            }
+            if inside == 0 {
+                crowning
+            } else {
+                slice.count[i as usize].store(inside, Relaxed);
+                if let Some(c) = crowning {
+                    slice.crowning[i as usize].store(c.code(), Relaxed);
+                    if c.wdl == Wdl::Win {
+                        found.push(Found::Seed(c.dtw, i as u32));
+                    }
+                }
+                None
+            }
+        };
+        if let Some(o) = resolved {
+            cell.store(o.code(), Relaxed);
+            if o.wdl != Wdl::Draw {
+                found.push(Found::Resolved(o.dtw, i as u32));
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// Walks back from position `i` of `from`, resolved at `ply`, into its predecessors in
+/// `into` (slice number `t`); newly resolved predecessors are pushed with their distance.
+fn back_propagate<R: Rules>(
+    from: &Slice<R>,
+    into: &Slice<R>,
+    t: u8,
+    i: u32,
+    ply: u16,
+    out: &mut Vec<(u16, Entry)>,
+) {
+    let code = from.value[i as usize].load(Relaxed) & !CAPTURE;
+    let Some(outcome) = Outcome::from_code(code) else {
+        return;
+    };
+    let Some(frame) = from.index.unrank(i as u64) else {
+        return;
+    };
+    predecessors::<R>(&frame, |q| {
+        let Some(j) = into.index.rank(&q) else { return };
+        let cell = &into.value[j as usize];
+        if cell.load(Relaxed) != UNKNOWN {
+            return;
+        }
+        match outcome.wdl {
+            Wdl::Loss => {
+                let win = Outcome::win(ply + 1).code();
+                if cell
+                    .compare_exchange(UNKNOWN, win, Relaxed, Relaxed)
+                    .is_ok()
+                {
+                    out.push((ply + 1, (t, j as u32)));
+                }
+            }
+            Wdl::Win => {
+                if into.count[j as usize].fetch_sub(1, Relaxed) != 1 {
+                    return;
+                }
+                let dtw = match Outcome::from_code(into.crowning[j as usize].load(Relaxed)) {
+                    None => ply + 1,
+                    Some(c) if c.wdl == Wdl::Loss => c.dtw.max(ply + 1),
+                    // A crowning that draws or wins is better than every move left.
+                    Some(_) => return,
+                };
+                cell.store(Outcome::loss(dtw).code(), Relaxed);
+                out.push((dtw, (t, j as u32)));
+            }
+            Wdl::Draw => {}
+        }
+    });
+}
+
+/// Calls `f` with every position (seen from its side to move) from which a quiet move that
+/// does not crown leads to `p`: the other side's last move, played backwards.
+#[inline]
+fn predecessors<R: Rules>(p: &MoverFrame, mut f: impl FnMut(MoverFrame)) {
+    let empty = R::Board::VALID & !(p.mover | p.other);
+    let men = p.other & !p.kings;
+    let kings = p.other & p.kings;
+    let forward = R::Board::FORWARD[Color::Black.index()] | R::Board::SIDEWAYS;
+    let men_squares = R::Board::men_squares(Color::Black);
+    for (d, &back) in OPPOSITE.iter().enumerate() {
+        if forward >> d & 1 == 0 {
+            continue;
+        }
+        let sources = R::Board::step(empty & men_squares, d) & men;
+        for to in crate::rules::Bitboard(sources).squares() {
+            let to = to.bb().0;
+            let from = R::Board::step(to, back);
+            let q = MoverFrame {
+                mover: p.mover,
+                other: p.other ^ to ^ from,
+                kings: p.kings,
+            };
+            f(q.turned::<R>());
+        }
+    }
+    for to in crate::rules::Bitboard(kings).squares() {
+        let to = to.bb().0;
+        for d in 0..4 {
+            let mut from = R::Board::step(to, d) & empty;
+            while from != 0 {
+                let moved = to ^ from;
+                let q = MoverFrame {
+                    mover: p.mover,
+                    other: p.other ^ moved,
+                    kings: p.kings ^ moved,
+                };
+                f(q.turned::<R>());
+                if !R::FLYING_KINGS {
+                    break;
+                }
+                from = R::Board::step(from, d) & empty;
+            }
+        }
+    }
+}
+
+/// Encodes the solved values of a slice as its two files.
+fn encode_files(variant: Variant, m: Material, values: &[u16]) -> (Vec<u8>, Vec<u8>) {
+    let stored = |v: u16| -> Option<Outcome> {
+        if v == NO_POSITION || v & CAPTURE != 0 {
+            None
+        } else {
+            Outcome::from_code(v)
+        }
+    };
+    let max_dtw = values
+        .par_iter()
+        .filter_map(|&v| stored(v))
+        .map(|o| o.dtw)
+        .max()
+        .unwrap_or(0);
+    let dtw_bits = if max_dtw <= u8::MAX as u16 { 8 } else { 16 };
+    let counts = values
+        .par_iter()
+        .map(|&v| match stored(v).map(|o| o.wdl) {
+            Some(Wdl::Win) => [1u64, 0, 0, 0],
+            Some(Wdl::Draw) => [0, 1, 0, 0],
+            Some(Wdl::Loss) => [0, 0, 1, 0],
+            None => [0, 0, 0, 1],
+        })
+        .reduce(
+            || [0; 4],
+            |a, b| [a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]],
+        );
+    let header = |kind, value_bits, block_positions| Header {
+        kind,
+        variant,
+        material: m,
+        value_bits,
+        max_dtw,
+        block_positions,
+        positions: values.len() as u64,
+        blocks: 0,
+        table_crc: 0,
+        wins: counts[0],
+        draws: counts[1],
+        losses: counts[2],
+        unused: counts[3],
+    };
+    let wdl_of = |v: u16| -> Option<u16> {
+        stored(v).map(|o| match o.wdl {
+            Wdl::Win => wdl_code::WIN as u16,
+            Wdl::Draw => wdl_code::DRAW as u16,
+            Wdl::Loss => wdl_code::LOSS as u16,
+        })
+    };
+    // Draws have no distance.
+    let dtw_of = |v: u16| stored(v).filter(|o| o.wdl != Wdl::Draw).map(|o| o.dtw);
+    let wdl_blocks: Vec<Vec<u8>> = values
+        .par_chunks(WDL_BLOCK as usize)
+        .map(|b| compress(&pack(&fill_runs(b, wdl_of), 2), WDL_LEVEL))
+        .collect();
+    let dtw_blocks: Vec<Vec<u8>> = values
+        .par_chunks(DTW_BLOCK as usize)
+        .map(|b| compress(&pack(&fill_runs(b, dtw_of), dtw_bits), DTW_LEVEL))
+        .collect();
+    (
+        assemble(header(FileKind::Wdl, 2, WDL_BLOCK), &wdl_blocks),
+        assemble(header(FileKind::Dtw, dtw_bits, DTW_BLOCK), &dtw_blocks),
+    )
+}
+
+/// The values of a block, where `f` says `None` (a value nobody reads) repeating the last
+/// one said: long runs compress best.
+fn fill_runs(block: &[u16], f: impl Fn(u16) -> Option<u16>) -> Vec<u16> {
+    let mut last = block.iter().find_map(|&v| f(v)).unwrap_or(0);
+    block
+        .iter()
+        .map(|&v| {
+            if let Some(x) = f(v) {
+                last = x;
+            }
+            last
+        })
+        .collect()
+}
+
+fn compress(raw: &[u8], level: i32) -> Vec<u8> {
+    zstd::bulk::compress(raw, level).expect("zstd compresses any input in memory")
+}

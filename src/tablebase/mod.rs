@@ -1,0 +1,21 @@
+//! Endgame tables: every position of a material slice with its perfect-play result and
+//! distance, built by retrograde analysis, stored compressed, probed from memory-mapped files.
+//!
+//! The file format is described in `docs/FORMAT.md`.
+
+pub mod format;
+pub mod generate;
+pub mod index;
+pub mod material;
+pub mod outcome;
+pub mod probe;
+pub mod table;
+pub mod verify;
+
+pub use format::{FileKind, TableError};
+pub use generate::{GenerateError, SliceReport, build_job};
+pub use index::{MoverFrame, SliceIndex};
+pub use material::{Material, SliceJob, plan};
+pub use outcome::{Outcome, Wdl};
+pub use probe::{ProbeError, RatedMove, Tablebase};
+pub use verify::{SliceCheck, verify_slice};
