@@ -36,9 +36,9 @@ pub const WDL_BLOCK: u32 = 1 << 16;
 /// Positions per block in distance files.
 pub const DTW_BLOCK: u32 = 1 << 14;
 /// zstd level of win/draw/loss blocks (small and read often: compress hard).
-const WDL_LEVEL: i32 = 19;
+const WDL_LEVEL: i32 = 12;
 /// zstd level of distance blocks.
-const DTW_LEVEL: i32 = 12;
+const DTW_LEVEL: i32 = 6;
 
 const UNKNOWN: u16 = 0;
 const NO_POSITION: u16 = u16::MAX;

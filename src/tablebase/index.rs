@@ -14,17 +14,18 @@ use std::marker::PhantomData;
 use super::material::Material;
 use crate::rules::{Bitboard, Color, Geometry, Position, Rules};
 
-/// Binomial coefficients C(n, k) for n, k <= 64.
+/// Binomial coefficients C(n, k) for n, k <= 64, stored as `BINOMIAL[k][n]` so that a
+/// search over `n` for a fixed `k` reads one row.
 static BINOMIAL: [[u64; 65]; 65] = binomials();
 
 const fn binomials() -> [[u64; 65]; 65] {
     let mut t = [[0u64; 65]; 65];
     let mut n = 0;
     while n <= 64 {
-        t[n][0] = 1;
+        t[0][n] = 1;
         let mut k = 1;
         while k <= n {
-            t[n][k] = t[n - 1][k - 1].saturating_add(if k < n { t[n - 1][k] } else { 0 });
+            t[k][n] = t[k - 1][n - 1].saturating_add(if k < n { t[k][n - 1] } else { 0 });
             k += 1;
         }
         n += 1;
@@ -38,7 +39,7 @@ pub fn binomial(n: u32, k: u32) -> u64 {
     if k > n {
         0
     } else {
-        BINOMIAL[n as usize][k as usize]
+        BINOMIAL[k as usize][n as usize]
     }
 }
 
@@ -51,34 +52,73 @@ fn rank_set(set: u64, domain: u64) -> u64 {
     while rest != 0 {
         let below = (rest & rest.wrapping_neg()) - 1;
         let pos = (domain & below).count_ones();
-        r += BINOMIAL[pos as usize][k];
+        r += BINOMIAL[k][pos as usize];
         k += 1;
         rest &= rest - 1;
     }
     r
 }
 
-/// The `n`-th (0-based) set bit of `mask`.
-#[inline(always)]
-fn select(mut mask: u64, n: u32) -> u64 {
-    for _ in 0..n {
-        mask &= mask - 1;
+/// `SELECT_IN_BYTE[b][n]`: the position of the `n`-th set bit of byte `b`.
+static SELECT_IN_BYTE: [[u8; 8]; 256] = select_table();
+
+const fn select_table() -> [[u8; 8]; 256] {
+    let mut t = [[0u8; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut n = 0;
+        let mut bit = 0;
+        while bit < 8 {
+            if b >> bit & 1 == 1 {
+                t[b][n] = bit as u8;
+                n += 1;
+            }
+            bit += 1;
+        }
+        b += 1;
     }
-    mask & mask.wrapping_neg()
+    t
+}
+
+/// The `n`-th (0-based) set bit of `mask`, as a one-bit mask.
+#[inline(always)]
+fn select(mask: u64, mut n: u32) -> u64 {
+    let mut shift = 0;
+    loop {
+        let byte = (mask >> shift) as u8;
+        let count = byte.count_ones();
+        if n < count {
+            return 1 << (shift + SELECT_IN_BYTE[byte as usize][n as usize] as u32);
+        }
+        n -= count;
+        shift += 8;
+    }
 }
 
 /// The subset of `domain` of size `k` with colex rank `index`.
 #[inline(always)]
 fn unrank_set(mut index: u64, k: u32, domain: u64) -> u64 {
     let mut set = 0;
-    let mut c = domain.count_ones();
-    for j in (1..=k).rev() {
-        c -= 1;
-        while BINOMIAL[c as usize][j as usize] > index {
-            c -= 1;
+    // Elements from the largest down: the largest c with C(c, j) <= index, by bisection.
+    let mut hi = domain.count_ones();
+    for j in (2..=k).rev() {
+        let row = &BINOMIAL[j as usize];
+        let (mut lo, mut top) = (j - 1, hi - 1);
+        while lo < top {
+            let mid = (lo + top).div_ceil(2);
+            if row[mid as usize] <= index {
+                lo = mid
+            } else {
+                top = mid - 1
+            }
         }
-        index -= BINOMIAL[c as usize][j as usize];
-        set |= select(domain, c);
+        index -= row[lo as usize];
+        set |= select(domain, lo);
+        hi = lo;
+    }
+    if k >= 1 {
+        // C(c, 1) = c.
+        set |= select(domain, index as u32);
     }
     set
 }

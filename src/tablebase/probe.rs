@@ -1,6 +1,5 @@
 //! [`Tablebase`]: a directory of tables, opened lazily, probed from any thread.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -10,7 +9,7 @@ use super::format::{FileKind, TableError, wdl_code};
 use super::index::{MoverFrame, SliceIndex};
 use super::material::Material;
 use super::outcome::{Outcome, Wdl};
-use super::table::{BlockCache, TableFile};
+use super::table::{BlockCache, KeyMap, TableFile};
 use crate::Variant;
 use crate::notation::movetext::sort_moves;
 use crate::rules::{LegalMove, MoveList, Position, Rules, captures, legal_moves};
@@ -53,7 +52,18 @@ pub struct RatedMove {
 /// Default cache size for probing: 256 MiB of decoded blocks.
 pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
 
-type TableKey = (Variant, Material, FileKind);
+/// The key of a table in the map of open tables.
+fn table_key(variant: Variant, m: Material, kind: FileKind) -> u64 {
+    let bytes = [
+        m.mover_men,
+        m.mover_kings,
+        m.other_men,
+        m.other_kings,
+        kind as u8,
+        variant.game_type(),
+    ];
+    bytes.iter().fold(0, |key, &b| key << 8 | b as u64)
+}
 
 /// The tables in a directory (`DIR/VARIANT/KEY.wdl` and `.dtw`), opened on first use.
 ///
@@ -71,7 +81,7 @@ type TableKey = (Variant, Material, FileKind);
 pub struct Tablebase {
     dir: PathBuf,
     cache: BlockCache,
-    tables: RwLock<HashMap<TableKey, Arc<TableFile>>>,
+    tables: RwLock<KeyMap<Arc<TableFile>>>,
     next_id: AtomicU32,
 }
 
@@ -90,7 +100,7 @@ impl Tablebase {
         Ok(Tablebase {
             dir,
             cache: BlockCache::new(cache_bytes),
-            tables: RwLock::new(HashMap::new()),
+            tables: RwLock::new(KeyMap::default()),
             next_id: AtomicU32::new(0),
         })
     }
@@ -113,7 +123,7 @@ impl Tablebase {
         material: Material,
         kind: FileKind,
     ) -> Result<Arc<TableFile>, TableError> {
-        let key = (variant, material, kind);
+        let key = table_key(variant, material, kind);
         if let Some(t) = self
             .tables
             .read()

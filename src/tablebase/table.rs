@@ -152,7 +152,7 @@ impl TableFile {
 
 /// A multiply-shift hasher for the cache's integer keys.
 #[derive(Default)]
-struct KeyHasher(u64);
+pub(crate) struct KeyHasher(u64);
 
 impl Hasher for KeyHasher {
     fn finish(&self) -> u64 {
@@ -170,7 +170,8 @@ impl Hasher for KeyHasher {
     }
 }
 
-type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
+/// A map with integer keys and a fast hasher.
+pub(crate) type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
 
 #[derive(Default)]
 struct Shard {

@@ -4,16 +4,16 @@
 //! moves to wins, the longest one ply shorter; a draw a move to a draw and none to a loss
 //! for the opponent. Checking that the stored outcome equals the best outcome over the
 //! moves checks all three at once. Capture positions and indices without a position hold
-//! no value and are skipped.
+//! no value and are skipped. Reading every block checks every block's checksum.
 
 use rayon::prelude::*;
 
-use super::format::FileKind;
-use super::index::SliceIndex;
+use super::format::{FileKind, unpack, wdl_code};
+use super::index::{MoverFrame, SliceIndex};
 use super::material::Material;
 use super::outcome::Outcome;
 use super::probe::{ProbeError, Tablebase};
-use crate::rules::{MoveList, Rules, generate};
+use crate::rules::{MoveList, Rules, captures, generate};
 
 /// The verdict on one slice.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,16 +33,75 @@ pub enum SliceCheck {
 
 const CHUNK: u64 = 1 << 12;
 
-/// Checks both files of slice `m` of variant `R`: checksums, then consistency.
-pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck, ProbeError> {
-    for kind in [FileKind::Wdl, FileKind::Dtw] {
-        tb.table(R::VARIANT, m, kind)?.check_blocks()?;
+/// A slice's stored outcomes, decoded into memory (meaningless where nothing is stored).
+struct Decoded<R: Rules> {
+    index: SliceIndex<R>,
+    outcomes: Vec<Outcome>,
+}
+
+impl<R: Rules> Decoded<R> {
+    fn load(tb: &Tablebase, m: Material) -> Result<Self, ProbeError> {
+        let wdl = tb.table(R::VARIANT, m, FileKind::Wdl)?;
+        let dtw = tb.table(R::VARIANT, m, FileKind::Dtw)?;
+        let (hw, hd) = (wdl.header(), dtw.header());
+        let blocks = (0..hw.blocks).into_par_iter().map(|b| wdl.decode_block(b));
+        let wdl_values: Vec<Vec<u8>> = blocks.collect::<Result<_, _>>()?;
+        let dtw_values: Vec<Vec<u8>> = (0..hd.blocks)
+            .into_par_iter()
+            .map(|b| dtw.decode_block(b))
+            .collect::<Result<_, _>>()?;
+        let outcomes = (0..hw.positions)
+            .into_par_iter()
+            .map(|i| {
+                let (wb, wi) = (
+                    (i / hw.block_positions as u64) as usize,
+                    i % hw.block_positions as u64,
+                );
+                let (db, di) = (
+                    (i / hd.block_positions as u64) as usize,
+                    i % hd.block_positions as u64,
+                );
+                let d = unpack(&dtw_values[db], hd.value_bits, di as usize);
+                match unpack(&wdl_values[wb], 2, wi as usize) as u8 {
+                    wdl_code::WIN => Outcome::win(d),
+                    wdl_code::LOSS => Outcome::loss(d),
+                    _ => Outcome::DRAW,
+                }
+            })
+            .collect();
+        Ok(Decoded {
+            index: SliceIndex::new(m),
+            outcomes,
+        })
     }
-    let index = SliceIndex::<R>::new(m);
-    let chunks = index.size().div_ceil(CHUNK);
+
+    /// The stored outcome of a position of this slice without a capture.
+    fn get(&self, frame: &MoverFrame) -> Option<Outcome> {
+        self.index.rank(frame).map(|i| self.outcomes[i as usize])
+    }
+}
+
+/// Checks both files of slice `m` of variant `R`: checksums, then consistency. The slice and
+/// its twin are decoded into memory; moves that leave the pair are probed.
+pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck, ProbeError> {
+    let own = Decoded::<R>::load(tb, m)?;
+    let twin = if m.is_symmetric() {
+        None
+    } else {
+        Some(Decoded::<R>::load(tb, m.flipped())?)
+    };
+    let twin = twin.as_ref().unwrap_or(&own);
+    let chunks = own.index.size().div_ceil(CHUNK);
     let bad = (0..chunks)
         .into_par_iter()
-        .map(|c| check_range(tb, &index, c * CHUNK..((c + 1) * CHUNK).min(index.size())))
+        .map(|c| {
+            check_range(
+                tb,
+                &own,
+                twin,
+                c * CHUNK..((c + 1) * CHUNK).min(own.index.size()),
+            )
+        })
         .find_first(|r| !matches!(r, Ok(None)));
     match bad {
         None | Some(Ok(None)) => Ok(SliceCheck::Ok),
@@ -53,12 +112,14 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
 
 fn check_range<R: Rules>(
     tb: &Tablebase,
-    index: &SliceIndex<R>,
+    own: &Decoded<R>,
+    twin: &Decoded<R>,
     range: std::ops::Range<u64>,
 ) -> Result<Option<SliceCheck>, ProbeError> {
     let mut list = MoveList::new();
+    let mut replies = MoveList::new();
     for i in range {
-        let Some(frame) = index.unrank(i) else {
+        let Some(frame) = own.index.unrank(i) else {
             continue;
         };
         let pos = frame.position::<R>();
@@ -67,12 +128,23 @@ fn check_range<R: Rules>(
         if moves.first().is_some_and(|m| m.is_capture()) {
             continue;
         }
-        let mut expected = Outcome::loss(0);
-        for (k, mv) in moves.iter().enumerate() {
-            let o = tb.resolve(&pos.play(mv), true)?.before_move();
-            expected = if k == 0 { o } else { expected.max(o) };
+        let mut expected: Option<Outcome> = None;
+        for mv in moves {
+            let next = pos.play(mv);
+            captures(&next, &mut replies);
+            let after = match replies.as_slice().is_empty() && !mv.is_promotion() {
+                true => twin.get(&MoverFrame::of(&next)),
+                false => None,
+            };
+            let o = match after {
+                Some(o) => o,
+                None => tb.resolve(&next, true)?,
+            }
+            .before_move();
+            expected = Some(expected.map_or(o, |e| e.max(o)));
         }
-        let stored = tb.resolve(&pos, true)?;
+        let expected = expected.unwrap_or(Outcome::loss(0));
+        let stored = own.outcomes[i as usize];
         if stored != expected {
             return Ok(Some(SliceCheck::Bad {
                 index: i,

@@ -1,0 +1,475 @@
+//! Tables: exact indexing, builds that verify in every variant, known results, agreement
+//! with an independent search, damaged files, killed builds, determinism.
+//!
+//! Tables up to 4 pieces are built once per variant into the test target directory and
+//! shared by the tests of this file.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use damka::notation::{parse_fen, write_fen};
+use damka::rules::{
+    Bitboard, Brazilian, Color, English, Geometry, International, Italian, Position, Rules,
+    Russian, Spanish, Turkish, legal_moves,
+};
+use damka::tablebase::{
+    FileKind, Material, Outcome, ProbeError, SliceCheck, SliceIndex, TableError, Tablebase, Wdl,
+    build_job, plan, verify_slice,
+};
+use damka::{Variant, with_rules};
+
+/// A tiny deterministic generator.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 11) % n
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+/// Builds every slice of `R` up to `pieces` into `dir` with `threads` threads.
+fn build<R: Rules>(dir: &Path, pieces: u32, threads: usize) {
+    let tb = Tablebase::open(dir).expect("tables directory");
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("pool");
+    for job in plan(pieces, R::MEN) {
+        let bar = indicatif::ProgressBar::hidden();
+        pool.install(|| build_job::<R>(&job, &tb, &bar))
+            .expect("slice builds");
+    }
+}
+
+/// The shared tables of a variant, up to 4 pieces.
+fn tables(variant: Variant) -> &'static Tablebase {
+    static TABLES: [OnceLock<Tablebase>; 7] = [const { OnceLock::new() }; 7];
+    let slot = Variant::ALL
+        .iter()
+        .position(|&v| v == variant)
+        .expect("known variant");
+    TABLES[slot].get_or_init(|| {
+        let dir = scratch(&format!("tables-{}", variant.name()));
+        with_rules!(variant, R => build::<R>(&dir, 4, 2));
+        Tablebase::open(&dir).expect("built tables")
+    })
+}
+
+fn probe<R: Rules>(fen: &str) -> Outcome {
+    let pos = parse_fen::<R>(fen).expect(fen);
+    tables(R::VARIANT).probe_dtw(&pos).expect(fen)
+}
+
+fn every_index<R: Rules>(m: Material) -> u64 {
+    let index = SliceIndex::<R>::new(m);
+    let mut valid = 0;
+    for i in 0..index.size() {
+        if let Some(frame) = index.unrank(i) {
+            valid += 1;
+            assert_eq!(frame.material(), m);
+            assert_eq!(index.rank(&frame), Some(i), "{:?} {m} {i}", R::VARIANT);
+        }
+    }
+    valid
+}
+
+fn sampled_indices<R: Rules>(m: Material, rng: &mut Lcg) {
+    let index = SliceIndex::<R>::new(m);
+    for _ in 0..2000 {
+        let i = rng.below(index.size());
+        if let Some(frame) = index.unrank(i) {
+            assert_eq!(index.rank(&frame), Some(i), "{:?} {m} {i}", R::VARIANT);
+        }
+    }
+}
+
+#[test]
+fn rank_and_unrank_are_exact_inverses() {
+    let mut rng = Lcg(3);
+    for variant in Variant::ALL {
+        let mut positions = 0;
+        for m in Material::all_up_to(3, 20) {
+            positions += with_rules!(variant, R => every_index::<R>(m));
+        }
+        assert!(positions > 100_000, "{variant}: {positions}");
+        for m in Material::all_up_to(6, 20)
+            .into_iter()
+            .filter(|m| m.pieces() >= 4)
+        {
+            with_rules!(variant, R => sampled_indices::<R>(m, &mut rng));
+        }
+    }
+}
+
+fn verify_all<R: Rules>() -> usize {
+    let tb = tables(R::VARIANT);
+    let slices = Material::all_up_to(4, R::MEN);
+    for &m in &slices {
+        assert_eq!(
+            verify_slice::<R>(tb, m).expect("readable"),
+            SliceCheck::Ok,
+            "{:?} {m}",
+            R::VARIANT
+        );
+    }
+    slices.len()
+}
+
+#[test]
+fn every_variant_up_to_4_pieces_builds_and_verifies() {
+    for variant in Variant::ALL {
+        let n = with_rules!(variant, R => verify_all::<R>());
+        assert_eq!(n, 41, "{variant}: slices of 2 to 4 pieces");
+    }
+}
+
+#[test]
+fn first_position() {
+    assert_eq!(probe::<English>("W:WK19,K23:BK28,12").wdl, Wdl::Win);
+    assert_eq!(probe::<English>("B:WK19,K23:BK28,12"), Outcome::DRAW);
+    let pos = parse_fen::<English>("W:WK19,K23:BK28,12").expect("fen");
+    let rated = tables(Variant::English).rated_moves(&pos).expect("probe");
+    assert_eq!(
+        rated[0].outcome,
+        tables(Variant::English).probe_dtw(&pos).expect("probe")
+    );
+    assert!(rated.windows(2).all(|w| w[0].outcome >= w[1].outcome));
+}
+
+#[test]
+fn english_king_against_king() {
+    let tb = tables(Variant::English);
+    let (mut wins, mut draws, mut losses, mut longest) = (0, 0, 0, 0);
+    for w in 1..=32 {
+        for b in (1..=32).filter(|&b| b != w) {
+            let pos = parse_fen::<English>(&format!("W:WK{w}:BK{b}")).expect("fen");
+            let o = tb.probe_dtw(&pos).expect("probe");
+            match o.wdl {
+                Wdl::Win => {
+                    wins += 1;
+                    longest = longest.max(o.dtw);
+                }
+                Wdl::Draw => draws += 1,
+                Wdl::Loss => losses += 1,
+            }
+        }
+    }
+    assert_eq!((wins, draws, losses), (230, 654, 108));
+    assert_eq!(longest, 11);
+}
+
+#[test]
+fn grimminck_longest_international_wins() {
+    let cases = [
+        ("W:W33:B2", 17),
+        ("W:W40,44:B3", 23),
+        ("W:W33,46:B4,5", 39),
+        ("W:W6:B2,3,4", 43),
+        ("W:WK1:B2,3,4", 43),
+        ("W:WK40,K45,50:BK11", 31),
+        ("W:W23:B5,6", 29),
+    ];
+    for (fen, plies) in cases {
+        assert_eq!(probe::<International>(fen), Outcome::win(plies), "{fen}");
+    }
+}
+
+#[test]
+fn petrov_triangle() {
+    // Three kings holding the main diagonal a1-h8 beat a lone king off it, in at most 13
+    // moves of the winner (25 plies).
+    let win = probe::<Russian>("W:WKa1,Kc1,Ke1:BKh4");
+    assert_eq!(win.wdl, Wdl::Win);
+    assert!(win.dtw <= 25, "{win}");
+    // The lone king on the main diagonal draws.
+    assert_eq!(probe::<Russian>("W:WKc1,Ke1,Kh4:BKa1"), Outcome::DRAW);
+    // The same in International draughts: the lone king on the long diagonal draws.
+    assert_eq!(probe::<International>("W:WK1,K2,K3:BK46"), Outcome::DRAW);
+}
+
+/// The outcome of `root` by plain forward search over every position reachable from it:
+/// round `n` finds the positions that end in exactly `n` plies.
+fn plain_outcome<R: Rules>(root: Position<R>) -> Outcome {
+    let mut ids: HashMap<Position<R>, usize> = HashMap::from([(root, 0)]);
+    let mut nodes = vec![root];
+    let mut children: Vec<Vec<usize>> = Vec::new();
+    while children.len() < nodes.len() {
+        let pos = nodes[children.len()];
+        let mut next = Vec::new();
+        for lm in legal_moves(&pos) {
+            let child = pos.play(&lm.mv);
+            let id = *ids.entry(child).or_insert_with(|| {
+                nodes.push(child);
+                nodes.len() - 1
+            });
+            next.push(id);
+        }
+        children.push(next);
+    }
+    let mut value: Vec<Option<Outcome>> = vec![None; nodes.len()];
+    for n in 0u16.. {
+        let mut found = Vec::new();
+        for (i, kids) in children
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| value[*i].is_none())
+        {
+            let known: Vec<Outcome> = kids.iter().filter_map(|&k| value[k]).collect();
+            if kids.is_empty() && n == 0 {
+                found.push((i, Outcome::loss(0)));
+            } else if known.iter().any(|o| *o == Outcome::loss(n.wrapping_sub(1))) && n > 0 {
+                found.push((i, Outcome::win(n)));
+            } else if n > 0
+                && !kids.is_empty()
+                && known.len() == kids.len()
+                && known.iter().all(|o| o.wdl == Wdl::Win)
+                && known.iter().map(|o| o.dtw).max() == Some(n - 1)
+            {
+                found.push((i, Outcome::loss(n)));
+            }
+        }
+        if found.is_empty() && n > 0 {
+            break;
+        }
+        for (i, o) in found {
+            value[i] = Some(o);
+        }
+    }
+    value[0].unwrap_or(Outcome::DRAW)
+}
+
+/// A random position of at most three pieces, either side to move.
+fn random_small<R: Rules>(rng: &mut Lcg) -> Position<R> {
+    let slices: Vec<Material> = Material::all_up_to(3, R::MEN);
+    loop {
+        let m = slices[rng.below(slices.len() as u64) as usize];
+        let index = SliceIndex::<R>::new(m);
+        if let Some(f) = index.unrank(rng.below(index.size())) {
+            if rng.below(2) == 0 {
+                return f.position::<R>();
+            }
+            let turn = |bb| Bitboard(R::Board::rotate(bb));
+            return Position::new(turn(f.other), turn(f.mover), turn(f.kings), Color::Black)
+                .expect("a turned position is valid");
+        }
+    }
+}
+
+fn agree_with_plain_search<R: Rules>(samples: usize) {
+    let tb = tables(R::VARIANT);
+    let mut rng = Lcg(R::VARIANT as u64 + 17);
+    for _ in 0..samples {
+        let pos = random_small::<R>(&mut rng);
+        let stored = tb.probe_dtw(&pos).expect("probe");
+        assert_eq!(
+            stored,
+            plain_outcome(pos),
+            "{:?} {}",
+            R::VARIANT,
+            write_fen(&pos)
+        );
+    }
+}
+
+#[test]
+fn plain_search_agrees_up_to_3_pieces() {
+    agree_with_plain_search::<English>(60);
+    agree_with_plain_search::<Italian>(40);
+    agree_with_plain_search::<Spanish>(40);
+    agree_with_plain_search::<Russian>(40);
+    agree_with_plain_search::<Brazilian>(40);
+    agree_with_plain_search::<International>(15);
+    agree_with_plain_search::<Turkish>(15);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("copy");
+        }
+    }
+}
+
+#[test]
+fn damaged_files_give_errors_never_wrong_values() {
+    let good = tables(Variant::English);
+    let dir = scratch("damaged");
+    copy_dir(good.dir(), &dir);
+    let m: Material = "2101".parse().expect("key");
+    let wdl = Tablebase::path_in(&dir, Variant::English, m, FileKind::Wdl);
+    // A flipped byte in the last block.
+    let mut bytes = std::fs::read(&wdl).expect("read");
+    let at = bytes.len() - 3;
+    bytes[at] ^= 0x40;
+    std::fs::write(&wdl, &bytes).expect("write");
+    let damaged = Tablebase::open(&dir).expect("open");
+    let index = SliceIndex::<English>::new(m);
+    let (mut errors, mut answers) = (0, 0);
+    for i in 0..index.size() {
+        let Some(f) = index.unrank(i) else { continue };
+        let pos = f.position::<English>();
+        match damaged.probe_dtw(&pos) {
+            Ok(o) => {
+                answers += 1;
+                assert_eq!(o, good.probe_dtw(&pos).expect("good tables"));
+            }
+            Err(ProbeError::Table(TableError::Block(path, _))) => {
+                assert_eq!(path, wdl);
+                errors += 1;
+            }
+            Err(e) => panic!("unexpected error {e}"),
+        }
+    }
+    assert!(
+        errors > 0 && answers > 0,
+        "errors {errors}, answers {answers}"
+    );
+    assert!(matches!(
+        verify_slice::<English>(&damaged, m),
+        Err(ProbeError::Table(TableError::Block(..)))
+    ));
+
+    // A truncated file, a damaged header, a file of another variant.
+    let dtw = Tablebase::path_in(&dir, Variant::English, m, FileKind::Dtw);
+    let bytes = std::fs::read(&dtw).expect("read");
+    std::fs::write(&dtw, &bytes[..bytes.len() - 10]).expect("write");
+    let k: Material = "1101".parse().expect("key");
+    let header = Tablebase::path_in(&dir, Variant::English, k, FileKind::Wdl);
+    let mut bytes = std::fs::read(&header).expect("read");
+    bytes[30] ^= 1;
+    std::fs::write(&header, &bytes).expect("write");
+    let italian = Tablebase::path_in(&dir, Variant::Italian, k, FileKind::Wdl);
+    std::fs::create_dir_all(italian.parent().expect("parent")).expect("mkdir");
+    std::fs::copy(
+        Tablebase::path_in(good.dir(), Variant::English, k, FileKind::Wdl),
+        &italian,
+    )
+    .expect("copy");
+    let tb = Tablebase::open(&dir).expect("open");
+    let err = |kind, variant, m| tb.table(variant, m, kind).expect_err("damaged");
+    assert!(
+        matches!(err(FileKind::Dtw, Variant::English, m), TableError::Truncated(p) if p == dtw)
+    );
+    assert!(
+        matches!(err(FileKind::Wdl, Variant::English, k), TableError::HeaderChecksum(p) if p == header)
+    );
+    let e = err(FileKind::Wdl, Variant::Italian, k);
+    assert!(
+        matches!(&e, TableError::Mismatch(p, _) if *p == italian),
+        "{e}"
+    );
+    assert!(e.to_string().contains("english table"), "{e}");
+    let missing = err(
+        FileKind::Wdl,
+        Variant::English,
+        "4001".parse().expect("key"),
+    );
+    assert!(matches!(missing, TableError::Missing(_)), "{missing}");
+}
+
+fn files_of(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.join("english"))
+        .expect("dir")
+        .map(|e| {
+            let e = e.expect("entry");
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).expect("read"),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn same_tables_whatever_the_thread_count() {
+    let one = scratch("threads-1");
+    let two = scratch("threads-3");
+    build::<English>(&one, 4, 1);
+    build::<English>(&two, 4, 3);
+    let (a, b) = (files_of(&one), files_of(&two));
+    assert_eq!(a.len(), 82);
+    assert!(a == b, "tables differ between 1 and 3 threads");
+}
+
+#[test]
+fn killed_build_restarts_and_verifies() {
+    let dir = scratch("killed");
+    let damka = env!("CARGO_BIN_EXE_damka");
+    let args = [
+        "generate",
+        "--variant",
+        "english",
+        "--pieces",
+        "4",
+        "--threads",
+        "1",
+        "--quiet",
+    ];
+    let mut child = Command::new(damka)
+        .args(args)
+        .arg("--tables")
+        .arg(&dir)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    child.kill().expect("kill");
+    child.wait().expect("wait");
+    let done_before = std::fs::read_dir(dir.join("english")).map_or(0, |d| {
+        d.filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "wdl"))
+        })
+        .count()
+    });
+    assert!(done_before < 41, "the build finished before it was killed");
+    let out = Command::new(damka)
+        .args(args)
+        .arg("--tables")
+        .arg(&dir)
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let first = text.lines().next().unwrap_or("");
+    let skipped: usize = first
+        .strip_suffix(" already done")
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no summary: {first}"));
+    assert!(
+        skipped > 0 && skipped <= done_before,
+        "{first} ({done_before} files before)"
+    );
+    let verify = Command::new(damka)
+        .args(["verify", "--tables"])
+        .arg(&dir)
+        .output()
+        .expect("run");
+    assert!(
+        verify.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verify.stdout)
+    );
+    assert!(String::from_utf8_lossy(&verify.stdout).contains("slices 41, bad 0"));
+}
