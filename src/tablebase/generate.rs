@@ -17,7 +17,7 @@ use std::fmt;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU8, AtomicU16, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU16, AtomicU32, Ordering::Relaxed};
 
 use indicatif::ProgressBar;
 use rayon::prelude::*;
@@ -193,14 +193,18 @@ fn sync_dir(dir: &Path) -> Result<(), GenerateError> {
 /// The build state of one slice.
 struct Slice<R: Rules> {
     index: SliceIndex<R>,
-    /// Outcome codes (`Outcome::code`), `UNKNOWN`, `NO_POSITION`, with `CAPTURE` marked.
-    value: Vec<AtomicU16>,
-    /// Quiet moves into the pair whose successor is not yet known to be won (for the side
-    /// that moves there); a position whose count reaches zero is lost.
-    count: Vec<AtomicU8>,
+    /// Per position, one word so that a predecessor costs one memory access: the low 16 bits
+    /// hold the outcome code (`Outcome::code`, `UNKNOWN`, `NO_POSITION`, `CAPTURE` marked),
+    /// the next 8 bits the quiet moves into the pair whose successor is not yet known to be
+    /// won (the position is lost when none is left).
+    state: Vec<AtomicU32>,
     /// Best outcome among moves that crown a man (code, 0 for none).
     crowning: Vec<AtomicU16>,
 }
+
+const CODE_BITS: u32 = 0xffff;
+const ONE_MOVE: u32 = 1 << 16;
+const COUNT_BITS: u32 = 0xff << 16;
 
 impl<R: Rules> Slice<R> {
     fn new(m: Material) -> Result<Self, GenerateError> {
@@ -211,10 +215,24 @@ impl<R: Rules> Slice<R> {
         }
         Ok(Slice {
             index,
-            value: (0..n).map(|_| AtomicU16::new(UNKNOWN)).collect(),
-            count: (0..n).map(|_| AtomicU8::new(0)).collect(),
+            state: (0..n).map(|_| AtomicU32::new(UNKNOWN as u32)).collect(),
             crowning: (0..n).map(|_| AtomicU16::new(0)).collect(),
         })
+    }
+}
+
+/// Sets the outcome of an unresolved position to `code`; false if it was resolved already.
+#[inline(always)]
+fn claim(cell: &AtomicU32, code: u16) -> bool {
+    let mut seen = cell.load(Relaxed);
+    loop {
+        if seen & CODE_BITS != UNKNOWN as u32 {
+            return false;
+        }
+        match cell.compare_exchange_weak(seen, seen | code as u32, Relaxed, Relaxed) {
+            Ok(_) => return true,
+            Err(now) => seen = now,
+        }
     }
 }
 
@@ -274,11 +292,7 @@ fn solve<R: Rules>(
         if let Some(seeds) = schedule.seeds.get_mut(ply) {
             let win = Outcome::win(ply as u16).code();
             for (s, i) in std::mem::take(seeds) {
-                let cell = &slices[s as usize].value[i as usize];
-                if cell
-                    .compare_exchange(UNKNOWN, win, Relaxed, Relaxed)
-                    .is_ok()
-                {
+                if claim(&slices[s as usize].state[i as usize], win) {
                     frontier.push((s, i));
                 }
             }
@@ -311,9 +325,9 @@ fn solve<R: Rules>(
     Ok(slices
         .iter()
         .map(|s| {
-            s.value
+            s.state
                 .par_iter()
-                .map(|v| match v.load(Relaxed) {
+                .map(|v| match (v.load(Relaxed) & CODE_BITS) as u16 {
                     UNKNOWN => Outcome::DRAW.code(),
                     code => code,
                 })
@@ -331,9 +345,9 @@ fn first_pass<R: Rules>(
     let mut found = Vec::new();
     let mut list = MoveList::new();
     for i in range {
-        let cell = &slice.value[i as usize];
+        let cell = &slice.state[i as usize];
         let Some(frame) = slice.index.unrank(i) else {
-            cell.store(NO_POSITION, Relaxed);
+            cell.store(NO_POSITION as u32, Relaxed);
             continue;
         };
         let pos = frame.position::<R>();
@@ -348,7 +362,7 @@ fn first_pass<R: Rules>(
                 best = Some(best.map_or(o, |b| b.max(o)));
             }
             let best = best.unwrap_or(Outcome::loss(0));
-            cell.store(CAPTURE | best.code(), Relaxed);
+            cell.store((CAPTURE | best.code()) as u32, Relaxed);
             if best.wdl != Wdl::Draw {
                 found.push(Found::Resolved(best.dtw, i as u32));
             }
@@ -367,7 +381,7 @@ fn first_pass<R: Rules>(
             if inside == 0 {
                 crowning
             } else {
-                slice.count[i as usize].store(inside, Relaxed);
+                cell.store(inside as u32 * ONE_MOVE, Relaxed);
                 if let Some(c) = crowning {
                     slice.crowning[i as usize].store(c.code(), Relaxed);
                     if c.wdl == Wdl::Win {
@@ -378,7 +392,7 @@ fn first_pass<R: Rules>(
             }
         };
         if let Some(o) = resolved {
-            cell.store(o.code(), Relaxed);
+            cell.store(o.code() as u32, Relaxed);
             if o.wdl != Wdl::Draw {
                 found.push(Found::Resolved(o.dtw, i as u32));
             }
@@ -397,7 +411,7 @@ fn back_propagate<R: Rules>(
     ply: u16,
     out: &mut Vec<(u16, Entry)>,
 ) {
-    let code = from.value[i as usize].load(Relaxed) & !CAPTURE;
+    let code = (from.state[i as usize].load(Relaxed) & CODE_BITS) as u16 & !CAPTURE;
     let Some(outcome) = Outcome::from_code(code) else {
         return;
     };
@@ -406,22 +420,18 @@ fn back_propagate<R: Rules>(
     };
     predecessors::<R>(&frame, |q| {
         let Some(j) = into.index.rank(&q) else { return };
-        let cell = &into.value[j as usize];
-        if cell.load(Relaxed) != UNKNOWN {
-            return;
-        }
+        let cell = &into.state[j as usize];
         match outcome.wdl {
             Wdl::Loss => {
-                let win = Outcome::win(ply + 1).code();
-                if cell
-                    .compare_exchange(UNKNOWN, win, Relaxed, Relaxed)
-                    .is_ok()
-                {
+                if claim(cell, Outcome::win(ply + 1).code()) {
                     out.push((ply + 1, (t, j as u32)));
                 }
             }
             Wdl::Win => {
-                if into.count[j as usize].fetch_sub(1, Relaxed) != 1 {
+                // Resolved positions have their code set: the count is then ignored (and a
+                // borrow out of it only reaches the unused top bits).
+                let before = cell.fetch_sub(ONE_MOVE, Relaxed);
+                if before & CODE_BITS != UNKNOWN as u32 || before & COUNT_BITS != ONE_MOVE {
                     return;
                 }
                 let dtw = match Outcome::from_code(into.crowning[j as usize].load(Relaxed)) {
@@ -430,7 +440,7 @@ fn back_propagate<R: Rules>(
                     // A crowning that draws or wins is better than every move left.
                     Some(_) => return,
                 };
-                cell.store(Outcome::loss(dtw).code(), Relaxed);
+                cell.fetch_or(Outcome::loss(dtw).code() as u32, Relaxed);
                 out.push((dtw, (t, j as u32)));
             }
             Wdl::Draw => {}
