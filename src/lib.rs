@@ -13,6 +13,7 @@
 
 pub mod cli;
 pub mod notation;
+pub mod pdn;
 pub mod rules;
 pub mod tablebase;
 

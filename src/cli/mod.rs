@@ -3,6 +3,7 @@
 mod generate;
 mod info;
 mod moves;
+mod pdn;
 mod perft;
 mod probe;
 mod tables;
@@ -62,6 +63,8 @@ enum Command {
     Moves(moves::Args),
     /// Count the leaves of the move tree (move generator check and benchmark).
     Perft(perft::Args),
+    /// Check PDN game files (replay every move) or rewrite them in strict PDN.
+    Pdn(pdn::Args),
     /// Build endgame tables by retrograde analysis.
     Generate(generate::Args),
     /// The perfect-play result of a position and of each of its moves.
@@ -99,6 +102,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Moves(args) => moves::run(args),
         Command::Perft(args) => perft::run(args),
+        Command::Pdn(args) => pdn::run(args),
         Command::Generate(args) => generate::run(args),
         Command::Probe(args) => probe::run(args),
         Command::Verify(args) => verify::run(args),

@@ -1,0 +1,485 @@
+//! Replays a game against the rules: every move of the main line and of every variation must
+//! name exactly one legal move.
+//!
+//! The rules come from the caller, else the GameType tag, else a guess from the squares. The
+//! FEN tag gives the start position. A bad move ends the line it is in (the rest of that line
+//! and the variations hanging from it are not replayed); the other lines go on. An unknown move
+//! `- -` ends its line with a warning; a variation replacing it can still be replayed.
+
+use std::sync::Arc;
+
+use super::diagnostic::{
+    Diagnostic, ErrorKind, Origin, PdnError, PdnWarning, WarningKind, WarningSet,
+};
+use super::game::{Game, Line, MoveNumber, Node};
+use super::gametype::{Ruleset, RulesetSource, game_type_name, guess_variant, parse_game_type};
+use super::reader::ReadGame;
+use crate::notation::{FenError, move_text, parse_fen, parse_move, parse_square, write_fen};
+use crate::rules::{Color, Position, Rules, Variant, legal_moves};
+use crate::with_rules;
+
+/// The outcome of replaying one game.
+#[derive(Clone, Debug)]
+pub struct Replay {
+    /// The rules the game was replayed under.
+    pub ruleset: Ruleset,
+    /// How they were chosen.
+    pub source: RulesetSource,
+    /// Moves replayed (main line and variations).
+    pub moves: usize,
+    /// Moves that could not be replayed, and a start position that could not be set up.
+    pub errors: Vec<PdnError>,
+    /// What was tolerated.
+    pub warnings: Vec<PdnWarning>,
+}
+
+/// What [`normalize`](Replayer::normalize) needs from a replay besides the report.
+#[derive(Default)]
+pub(crate) struct Canonical {
+    /// The start position written as FEN, and whether it is the initial position; `None`
+    /// when the game has no FEN tag or it could not be read.
+    pub(crate) start: Option<(String, bool)>,
+    /// Each move's text in the variant's notation, in the order of a depth-first walk of the
+    /// tree (a variation's moves where the variation stands); `None` where not replayed.
+    pub(crate) moves: Vec<Option<String>>,
+}
+
+/// Replays the games of one file in order, remembering the variant of the game before (the
+/// guess for a game without squares follows it).
+///
+/// ```
+/// use damka::pdn::{Reader, Replayer};
+/// let text = "[GameType \"20\"]\n1. 32-28 19-23 2. 28x19 14x23 *";
+/// let mut replayer = Replayer::new(None);
+/// for game in Reader::new("example.pdn", text.as_bytes()) {
+///     let replay = replayer.replay(&game.unwrap());
+///     assert_eq!(replay.moves, 4);
+///     assert!(replay.errors.is_empty());
+/// }
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Replayer {
+    given: Option<Ruleset>,
+    previous: Option<Variant>,
+}
+
+impl Replayer {
+    /// A replayer using `given` rules for every game, or each game's own when `None`.
+    pub fn new(given: Option<Ruleset>) -> Self {
+        Replayer {
+            given,
+            previous: None,
+        }
+    }
+
+    /// Replays a game.
+    pub fn replay(&mut self, read: &ReadGame) -> Replay {
+        self.run(&read.game, &read.origin, false).0
+    }
+
+    /// Replays a game; with `collect`, also writes each move in the variant's notation.
+    pub(crate) fn run(
+        &mut self,
+        game: &Game,
+        origin: &Arc<Origin>,
+        collect: bool,
+    ) -> (Replay, Canonical) {
+        let mut warnings = WarningSet::default();
+        let (ruleset, source) = self.resolve(game, &mut warnings);
+        let mut walk = Walk {
+            collect,
+            canonical: Canonical::default(),
+            moves: 0,
+            skipped: 0,
+            errors: Vec::new(),
+            warnings,
+        };
+        match ruleset {
+            Ruleset::Supported(v) => {
+                self.previous = Some(v);
+                with_rules!(v, R => walk.game::<R>(game));
+            }
+            Ruleset::Unsupported(number) => {
+                walk.warnings.push(WarningKind::UnsupportedRules {
+                    number,
+                    name: game_type_name(number),
+                });
+            }
+        }
+        if walk.skipped > 0 {
+            walk.warnings.push(WarningKind::NotReplayed {
+                moves: walk.skipped,
+            });
+        }
+        if let (RulesetSource::Guessed(_), Ruleset::Supported(variant)) = (source, ruleset)
+            && !walk.errors.is_empty()
+        {
+            walk.warnings.push(WarningKind::GuessMisfits { variant });
+        }
+        let errors = walk
+            .errors
+            .into_iter()
+            .map(|kind| Diagnostic {
+                origin: Arc::clone(origin),
+                kind,
+                repeats: 0,
+            })
+            .collect();
+        let replay = Replay {
+            ruleset,
+            source,
+            moves: walk.moves,
+            errors,
+            warnings: walk.warnings.located(origin),
+        };
+        (replay, walk.canonical)
+    }
+
+    fn resolve(&self, game: &Game, warnings: &mut WarningSet) -> (Ruleset, RulesetSource) {
+        let tag = game.tag("GameType").filter(|v| !v.is_empty());
+        if let Some(given) = self.given {
+            if let Some(value) = tag
+                && parse_game_type(value).map(|g| g.ruleset) != Some(given)
+            {
+                warnings.push(WarningKind::GameTypeOverridden {
+                    value: value.to_string(),
+                    used: given.to_string(),
+                });
+            }
+            return (given, RulesetSource::Given);
+        }
+        if let Some(value) = tag {
+            match parse_game_type(value) {
+                Some(gt) => {
+                    if let Some(standard) = gt.non_standard {
+                        warnings.push(WarningKind::NonStandardGameType {
+                            value: value.to_string(),
+                            standard,
+                        });
+                    }
+                    return (gt.ruleset, RulesetSource::GameType);
+                }
+                None => warnings.push(WarningKind::BadGameType {
+                    value: value.to_string(),
+                }),
+            }
+        }
+        let (variant, reason) = guess(game, self.previous);
+        warnings.push(WarningKind::GuessedVariant { variant, reason });
+        (Ruleset::Supported(variant), RulesetSource::Guessed(reason))
+    }
+}
+
+/// The variant the squares point to, or another they fit when the game's start position or
+/// first move is legal only there.
+fn guess(game: &Game, previous: Option<Variant>) -> (Variant, &'static str) {
+    let guess = guess_variant(game, previous);
+    let fits = |v: Variant| with_rules!(v, R => fits::<R>(game));
+    if guess.alternatives.is_empty() || fits(guess.variant) {
+        return (guess.variant, guess.reason);
+    }
+    match guess
+        .alternatives
+        .iter()
+        .find(|&&v| v != guess.variant && fits(v))
+    {
+        Some(&v) => (v, "the start position and first move fit only this variant"),
+        None => (guess.variant, guess.reason),
+    }
+}
+
+/// Whether a game's start position and first move are legal in variant `R`.
+fn fits<R: Rules>(game: &Game) -> bool {
+    start::<R>(game, &mut WarningSet::default()).is_ok_and(|pos| {
+        game.moves
+            .moves()
+            .next()
+            .is_none_or(|m| parse_move(R::VARIANT, &legal_moves(&pos), &m.text).is_ok())
+    })
+}
+
+/// The start position of a game: its FEN tag, else the initial position.
+fn start<R: Rules>(game: &Game, warnings: &mut WarningSet) -> Result<Position<R>, ErrorKind> {
+    match game.tag("FEN").map(str::trim).filter(|f| !f.is_empty()) {
+        None => Ok(Position::initial()),
+        Some(fen) => {
+            let first = game.moves.moves().next().map(|m| m.text.as_str());
+            read_fen::<R>(fen, first, warnings).map_err(|error| ErrorKind::BadFen {
+                fen: fen.to_string(),
+                error,
+            })
+        }
+    }
+}
+
+/// The text of a setup command's FEN: `FEN "W:W31:B2"` gives `W:W31:B2`.
+fn setup_fen(command: &str) -> &str {
+    let text = command.trim();
+    let text = text
+        .strip_prefix("FEN")
+        .or_else(|| text.strip_prefix("fen"))
+        .unwrap_or(text);
+    text.trim().trim_matches('"').trim()
+}
+
+/// Reads a FEN liberally: a side to move `?` is the side whose move the first move of the
+/// game is (the side that moves first in the variant when that does not decide), and a man on
+/// its promotion row is read as a king.
+fn read_fen<R: Rules>(
+    fen: &str,
+    first_move: Option<&str>,
+    warnings: &mut WarningSet,
+) -> Result<Position<R>, FenError> {
+    let mut text = fen.trim().trim_end_matches('.').to_string();
+    let unknown_side = text.starts_with('?');
+    if unknown_side {
+        text.replace_range(..1, "W");
+    }
+    let mut crowned = Vec::new();
+    let pos = loop {
+        match parse_fen::<R>(&text) {
+            Err(FenError::ManOnPromotionRow(color, square)) => {
+                match crown(R::VARIANT, &text, color, &square) {
+                    Some(t) => {
+                        text = t;
+                        crowned.push(square);
+                    }
+                    None => return Err(FenError::ManOnPromotionRow(color, square)),
+                }
+            }
+            other => break other?,
+        }
+    };
+    for square in crowned {
+        warnings.push(WarningKind::ManOnPromotionRow { square });
+    }
+    if !unknown_side {
+        return Ok(pos);
+    }
+    let fits = |p: &Position<R>| {
+        first_move.is_some_and(|m| parse_move(R::VARIANT, &legal_moves(p), m).is_ok())
+    };
+    let first = pos.with_side_to_move(R::FIRST);
+    let second = pos.with_side_to_move(R::FIRST.opponent());
+    let (side, pos) = if !fits(&first) && fits(&second) {
+        (R::FIRST.opponent(), second)
+    } else {
+        (R::FIRST, first)
+    };
+    warnings.push(WarningKind::FenSideUnknown { chosen: side });
+    Ok(pos)
+}
+
+/// The FEN with the man of `color` on `square` made a king (`None` if it is not listed singly).
+fn crown(variant: Variant, fen: &str, color: Color, square: &str) -> Option<String> {
+    let target = parse_square(variant, square).ok()?;
+    let letter = if color == Color::White { 'W' } else { 'B' };
+    let mut changed = false;
+    let fields: Vec<String> = fen
+        .split(':')
+        .enumerate()
+        .map(|(i, field)| {
+            let f = field.trim();
+            if i == 0 || changed || !f.starts_with([letter, letter.to_ascii_lowercase()]) {
+                return field.to_string();
+            }
+            let items: Vec<String> = f[1..]
+                .split(',')
+                .map(|item| {
+                    let item = item.trim();
+                    if !changed && parse_square(variant, item) == Ok(target) {
+                        changed = true;
+                        format!("K{item}")
+                    } else {
+                        item.to_string()
+                    }
+                })
+                .collect();
+            format!("{}{}", &f[..1], items.join(","))
+        })
+        .collect();
+    changed.then(|| fields.join(":"))
+}
+
+/// The state of one game's replay.
+struct Walk {
+    collect: bool,
+    canonical: Canonical,
+    moves: usize,
+    skipped: usize,
+    errors: Vec<ErrorKind>,
+    warnings: WarningSet,
+}
+
+impl Walk {
+    fn game<R: Rules>(&mut self, game: &Game) {
+        match start::<R>(game, &mut self.warnings) {
+            Ok(pos) => {
+                if game.tag("FEN").is_some_and(|f| !f.trim().is_empty()) {
+                    self.canonical.start = Some((write_fen(&pos), pos == Position::<R>::initial()));
+                }
+                self.line(&game.moves, Some(pos), game.start);
+            }
+            Err(e) => {
+                self.errors.push(e);
+                self.skip(game.moves.move_count());
+            }
+        }
+    }
+
+    /// Marks `n` moves as not replayed.
+    fn skip(&mut self, n: usize) {
+        self.skipped += n;
+        if self.collect {
+            self.canonical.moves.extend(std::iter::repeat_n(None, n));
+        }
+    }
+
+    /// Replays a line from `start` (`None`: the position is not known).
+    fn line<R: Rules>(&mut self, line: &Line, start: Option<Position<R>>, first: MoveNumber) {
+        let variant = R::VARIANT;
+        let mut pos = start;
+        // The position before the last move of this line, and that move's number.
+        let mut before: Option<(Position<R>, MoveNumber)> = None;
+        let mut number = first;
+        for node in &line.nodes {
+            match node {
+                Node::Move(m) => {
+                    before = pos.map(|p| (p, number));
+                    match pos {
+                        None => {
+                            self.skip(1);
+                        }
+                        Some(p) => {
+                            let legal = legal_moves(&p);
+                            match parse_move(variant, &legal, &m.text) {
+                                Ok(found) => {
+                                    if !found.mv.is_capture() && m.text.contains(['x', ':']) {
+                                        self.warnings.push(WarningKind::CaptureMarkOnQuietMove {
+                                            text: m.text.clone(),
+                                        });
+                                    }
+                                    if self.collect {
+                                        let index = legal
+                                            .iter()
+                                            .position(|l| std::ptr::eq(l, found))
+                                            .unwrap_or(0);
+                                        self.canonical
+                                            .moves
+                                            .push(Some(move_text(variant, &legal, index)));
+                                    }
+                                    self.moves += 1;
+                                    pos = Some(p.play(&found.mv));
+                                }
+                                Err(error) => {
+                                    self.errors.push(ErrorKind::Move {
+                                        number,
+                                        error,
+                                        fen: write_fen(&p),
+                                    });
+                                    if self.collect {
+                                        self.canonical.moves.push(None);
+                                    }
+                                    pos = None;
+                                }
+                            }
+                        }
+                    }
+                    number = number.next();
+                }
+                Node::UnknownMove => {
+                    if pos.is_some() {
+                        self.warnings.push(WarningKind::UnknownMove { number });
+                    }
+                    before = pos.map(|p| (p, number));
+                    pos = None;
+                    number = number.next();
+                }
+                Node::Variation(v) => match before {
+                    Some((p, n)) => self.line(v, Some(p), n),
+                    None => self.skip(v.move_count()),
+                },
+                Node::Setup(command) => {
+                    before = None;
+                    let fen = setup_fen(command);
+                    match parse_fen::<R>(fen) {
+                        Ok(p) => pos = Some(p),
+                        Err(e) => {
+                            self.errors.push(ErrorKind::BadSetup {
+                                text: command.clone(),
+                                reason: e.to_string(),
+                            });
+                            pos = None;
+                        }
+                    }
+                }
+                Node::Comment(_) => {}
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pdn::Reader;
+
+    fn replay_text(text: &str, given: Option<Ruleset>) -> Vec<Replay> {
+        let mut replayer = Replayer::new(given);
+        Reader::new("t.pdn", text.as_bytes())
+            .map(|g| replayer.replay(&g.expect("readable")))
+            .collect()
+    }
+
+    #[test]
+    fn variations_replace_the_last_move() {
+        let r = replay_text(
+            "[GameType \"20\"] 32-28 19-23 (18-23 38-32 (37-32? 23-29! {x}) 12-18) 28x19 14x23 *",
+            None,
+        );
+        assert_eq!(r[0].moves, 9);
+        assert!(r[0].errors.is_empty(), "{:?}", r[0].errors);
+    }
+
+    #[test]
+    fn an_error_ends_its_line_only() {
+        let r = replay_text("[GameType \"21\"] 11-15 (11-16 24-21 9-14) 23-19 *", None);
+        assert_eq!(r[0].moves, 3);
+        assert_eq!(r[0].errors.len(), 1);
+        let message = r[0].errors[0].to_string();
+        assert!(
+            message.contains("move 1... illegal move '24-21'"),
+            "{message}"
+        );
+        assert!(message.contains("t.pdn, game 1"), "{message}");
+    }
+
+    #[test]
+    fn unknown_side_to_move_follows_the_first_move() {
+        let r = replay_text(
+            "[FEN \"?:W31:B10\"] 10-14 *",
+            Some(Ruleset::Supported(Variant::English)),
+        );
+        assert!(r[0].errors.is_empty());
+        assert!(r[0].warnings.iter().any(|w| w.kind
+            == WarningKind::FenSideUnknown {
+                chosen: Color::Black
+            }));
+        let r = replay_text(
+            "[FEN \"?:W31:B10\"] 31-27 *",
+            Some(Ruleset::Supported(Variant::English)),
+        );
+        assert!(r[0].errors.is_empty());
+    }
+
+    #[test]
+    fn setup_command_sets_the_position() {
+        let r = replay_text(
+            "[GameType \"21\"] 11-15 /FEN \"W:W31:B10\"/ 31-27 10-14 *",
+            None,
+        );
+        assert_eq!(r[0].moves, 3);
+        assert!(r[0].errors.is_empty());
+        assert_eq!(setup_fen("FEN \"W:W31:B10\""), "W:W31:B10");
+    }
+}

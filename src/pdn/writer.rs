@@ -1,0 +1,231 @@
+//! The strict writer: PDN 3.0 text of a game, lines of at most 79 characters.
+//!
+//! The writer prints the tree as it is; [`Replayer::normalize`](super::Replayer::normalize)
+//! first puts a game in strict form (tag order, GameType, FEN, move notation, result).
+
+use super::game::{Game, Line, MoveNumber, Node};
+
+/// The longest line the writer makes (a single longer word, such as a long comment word or
+/// tag value, stands alone on its line).
+pub const LINE_WIDTH: usize = 79;
+
+/// The PDN text of a game: its tags one per line, a blank line, then the move text and
+/// terminator wrapped at [`LINE_WIDTH`], ending with a line end. Separate games with a blank
+/// line.
+///
+/// Move numbers follow from the order of the moves, starting at [`Game::start`]: the first
+/// player's moves are numbered `12.`, the second player's `12...` where a line starts or a
+/// comment or variation comes before them.
+///
+/// ```
+/// use damka::pdn::{Reader, Replayer, write_game};
+/// let text = "[GameType \"20\"] 32-28 19-23 {centre} 28x19 14x23 1-0";
+/// let mut read = Reader::new("x.pdn", text.as_bytes()).next().unwrap().unwrap();
+/// Replayer::new(None).normalize(&mut read);
+/// let out = write_game(&read.game);
+/// assert!(out.starts_with("[Event \"?\"]\n"));
+/// assert!(out.ends_with("1. 32-28 19-23 {centre} 2. 28x19 14x23 1-0\n"));
+/// ```
+pub fn write_game(game: &Game) -> String {
+    let mut out = String::new();
+    for tag in &game.tags {
+        out.push('[');
+        out.push_str(&tag.name);
+        out.push_str(" \"");
+        escape(&tag.value, &mut out);
+        out.push_str("\"]\n");
+    }
+    if !game.tags.is_empty() {
+        out.push('\n');
+    }
+    let mut units = Vec::new();
+    line_units(&game.moves, game.start, &mut units);
+    units.push(game.result.clone().unwrap_or_else(|| "*".to_string()));
+    let mut column = 0;
+    for unit in units {
+        let width = unit.chars().count();
+        if column > 0 && column + 1 + width > LINE_WIDTH {
+            out.push('\n');
+            column = 0;
+        } else if column > 0 {
+            out.push(' ');
+            column += 1;
+        }
+        out.push_str(&unit);
+        column += width;
+    }
+    out.push('\n');
+    out
+}
+
+/// Writes a tag value: `"` as `\"`, and `\` as `\\` where it would otherwise read as an
+/// escape (before `"` or `\`, or at the end).
+fn escape(value: &str, out: &mut String) {
+    let mut chars = value.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' if matches!(chars.peek(), None | Some('"' | '\\')) => out.push_str("\\\\"),
+            _ => out.push(c),
+        }
+    }
+}
+
+/// The words of a comment for wrapping; an embedded command (`[%clock w0:49:11 B0:50:02]`)
+/// stays whole on one line when it fits on one.
+fn comment_words(comment: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut in_command = false;
+    for w in comment.split_whitespace() {
+        match words.last_mut() {
+            Some(last) if in_command => {
+                last.push(' ');
+                last.push_str(w);
+            }
+            _ => words.push(w.to_string()),
+        }
+        in_command = words
+            .last()
+            .and_then(|last| last.rfind("[%").map(|i| !last[i..].contains(']')))
+            .unwrap_or(false);
+    }
+    words
+        .into_iter()
+        .flat_map(|w| {
+            if w.chars().count() < LINE_WIDTH - 1 {
+                vec![w]
+            } else {
+                w.split(' ').map(str::to_string).collect()
+            }
+        })
+        .collect()
+}
+
+/// The words of a line, each kept whole on an output line: a numbered move (`12. 32-28!`)
+/// counts as one.
+fn line_units(line: &Line, first: MoveNumber, units: &mut Vec<String>) {
+    let mut number = first;
+    let mut last = first;
+    let mut numbered = true;
+    let push_move = |units: &mut Vec<String>, text: &str, numbered: bool, n: MoveNumber| {
+        if !n.second || numbered {
+            units.push(format!("{n} {text}"));
+        } else {
+            units.push(text.to_string());
+        }
+    };
+    for node in &line.nodes {
+        match node {
+            Node::Move(m) => {
+                let mut text = m.text.clone();
+                if let Some(s) = &m.strength {
+                    text.push_str(s);
+                }
+                push_move(units, &text, numbered, number);
+                units.extend(m.nags.iter().map(|n| format!("${n}")));
+                numbered = false;
+                last = number;
+                number = number.next();
+            }
+            Node::UnknownMove => {
+                push_move(units, "- -", numbered, number);
+                numbered = false;
+                last = number;
+                number = number.next();
+            }
+            Node::Comment(c) => {
+                let mut words = comment_words(c);
+                if words.is_empty() {
+                    units.push("{}".to_string());
+                } else {
+                    words[0].insert(0, '{');
+                    if let Some(w) = words.last_mut() {
+                        w.push('}');
+                    }
+                    units.extend(words);
+                }
+                numbered = true;
+            }
+            Node::Variation(v) => {
+                let mut sub = Vec::new();
+                line_units(v, last, &mut sub);
+                if let Some(w) = sub.first_mut() {
+                    w.insert(0, '(');
+                }
+                if let Some(w) = sub.last_mut() {
+                    w.push(')');
+                }
+                units.extend(sub);
+                numbered = true;
+            }
+            Node::Setup(s) => {
+                units.push(format!("/{s}/"));
+                numbered = true;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pdn::game::{MoveNode, Tag};
+
+    #[test]
+    fn wraps_and_numbers() {
+        let mut game = Game::default();
+        game.tags.push(Tag {
+            name: "White".into(),
+            value: "say \"hi\"".into(),
+        });
+        for i in 0..40 {
+            game.moves.nodes.push(Node::Move(MoveNode::new(format!(
+                "{}-{}",
+                10 + i % 5,
+                20 + i % 7
+            ))));
+        }
+        game.moves.nodes.insert(
+            3,
+            Node::Variation(Line {
+                nodes: vec![Node::Move(MoveNode::new("1-2"))],
+            }),
+        );
+        let text = write_game(&game);
+        assert!(text.starts_with("[White \"say \\\"hi\\\"\"]\n\n1. 10-20"));
+        assert!(text.lines().all(|l| l.chars().count() <= LINE_WIDTH));
+        assert!(text.contains("1. 10-20 11-21 2. 12-22 (2. 1-2) 2... 13-23 3. 14-24"));
+        assert!(text.ends_with(" *\n"));
+    }
+
+    #[test]
+    fn tag_values_read_back() {
+        for value in ["a\\", "a\\\"b", "a\\\\b", "say \"hi\"", "C:\\dir"] {
+            let mut game = Game::default();
+            game.tags.push(Tag {
+                name: "Event".into(),
+                value: value.into(),
+            });
+            let text = write_game(&game);
+            let read = crate::pdn::Reader::new("t", text.as_bytes())
+                .next()
+                .and_then(Result::ok)
+                .map(|g| g.game);
+            assert_eq!(
+                read.as_ref().and_then(|g| g.tag("Event")),
+                Some(value),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn embedded_commands_stay_whole() {
+        assert_eq!(
+            comment_words("a [%clock w0:49:11 B0:50:02] b [%eval 1]c"),
+            vec!["a", "[%clock w0:49:11 B0:50:02]", "b", "[%eval 1]c"]
+        );
+        let long: String = (1..=15).map(|i| format!("[%c {i}]")).collect();
+        assert_eq!(comment_words(&long).len(), 16);
+    }
+}
