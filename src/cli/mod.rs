@@ -33,6 +33,22 @@ impl CliError {
     }
 }
 
+/// A variant and a position, as the subcommands that look at one position take them.
+#[derive(clap::Args)]
+pub struct PositionArgs {
+    /// Variant: english, italian, spanish, russian, brazilian, international, turkish.
+    #[arg(long)]
+    pub variant: crate::Variant,
+    /// The position, as FEN (`W:W31,32:B1,2`).
+    #[arg(long)]
+    pub fen: String,
+}
+
+/// Reads a FEN given on the command line; a bad one is an input error.
+pub fn read_fen<R: crate::Rules>(fen: &str) -> Result<crate::Position<R>, CliError> {
+    crate::notation::parse_fen::<R>(fen).map_err(|e| CliError::input(format!("bad FEN: {e}")))
+}
+
 /// Writes `text` to stdout. A closed pipe (`damka moves ... | head`) is not an error.
 pub fn print_out(text: &str) -> Result<(), CliError> {
     use std::io::Write;

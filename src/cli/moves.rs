@@ -1,32 +1,27 @@
 //! `damka moves`: the legal moves of a position, one per line.
 
 use crate::notation::movetext::{captured_text, full_path_text, sort_moves};
-use crate::notation::parse_fen;
-use crate::rules::{Rules, Variant, legal_moves};
+use crate::rules::{Rules, legal_moves};
 use crate::with_rules;
 
-use super::{CliError, print_out};
+use super::{CliError, PositionArgs, print_out, read_fen};
 
 /// Arguments of `damka moves`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Variant: english, italian, spanish, russian, brazilian, international, turkish.
-    #[arg(long)]
-    variant: Variant,
-    /// The position, as FEN (`W:W31,32:B1,2`).
-    #[arg(long)]
-    fen: String,
+    #[command(flatten)]
+    position: PositionArgs,
     /// After each capture, a tab and the captured squares.
     #[arg(long)]
     captures: bool,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    with_rules!(args.variant, R => list::<R>(&args))
+    with_rules!(args.position.variant, R => list::<R>(&args))
 }
 
 fn list<R: Rules>(args: &Args) -> Result<(), CliError> {
-    let pos = parse_fen::<R>(&args.fen).map_err(|e| CliError::input(format!("bad FEN: {e}")))?;
+    let pos = read_fen::<R>(&args.position.fen)?;
     let moves = legal_moves(&pos);
     let mut sorted: Vec<_> = moves.iter().collect();
     sort_moves(R::VARIANT, &mut sorted);

@@ -3,11 +3,10 @@
 use std::time::Instant;
 
 use crate::notation::movetext::{full_path_text, sort_moves};
-use crate::notation::parse_fen;
 use crate::rules::{Position, Rules, Variant, divide, legal_moves, perft};
 use crate::with_rules;
 
-use super::{CliError, print_out};
+use super::{CliError, print_out, read_fen};
 
 /// Arguments of `damka perft`.
 #[derive(clap::Args)]
@@ -35,7 +34,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
 
 fn count<R: Rules>(args: &Args) -> Result<(), CliError> {
     let pos = match &args.fen {
-        Some(fen) => parse_fen::<R>(fen).map_err(|e| CliError::input(format!("bad FEN: {e}")))?,
+        Some(fen) => read_fen::<R>(fen)?,
         None => Position::<R>::initial(),
     };
     let pool = rayon::ThreadPoolBuilder::new()

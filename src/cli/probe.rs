@@ -2,35 +2,31 @@
 
 use std::path::PathBuf;
 
-use crate::notation::{move_text, parse_fen};
+use crate::notation::move_text;
 use crate::rules::Rules;
 use crate::tablebase::Wdl;
 use crate::tablebase::probe::DEFAULT_CACHE_BYTES;
-use crate::{Variant, with_rules};
+use crate::with_rules;
 
 use super::tables::{open, tables_dir};
-use super::{CliError, print_out};
+use super::{CliError, PositionArgs, print_out, read_fen};
 
 /// Arguments of `damka probe`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Variant: english, italian, spanish, russian, brazilian, international, turkish.
-    #[arg(long)]
-    variant: Variant,
-    /// The position, as FEN.
-    #[arg(long)]
-    fen: String,
+    #[command(flatten)]
+    position: PositionArgs,
     /// Tables directory (default: $DAMKA_TABLES, else `tables`).
     #[arg(long)]
     tables: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    with_rules!(args.variant, R => probe::<R>(&args))
+    with_rules!(args.position.variant, R => probe::<R>(&args))
 }
 
 fn probe<R: Rules>(args: &Args) -> Result<(), CliError> {
-    let pos = parse_fen::<R>(&args.fen).map_err(|e| CliError::input(format!("bad FEN: {e}")))?;
+    let pos = read_fen::<R>(&args.position.fen)?;
     let tb = open(&tables_dir(&args.tables), DEFAULT_CACHE_BYTES)?;
     let failed = |e: crate::tablebase::ProbeError| CliError {
         message: e.to_string(),
