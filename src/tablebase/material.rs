@@ -81,25 +81,21 @@ impl Material {
     /// capture (fewer pieces, perhaps a crowning) or a crowning. Slices with a side left
     /// without pieces are not listed (that side has lost).
     pub fn successors(&self) -> Vec<Material> {
+        // The mover's pieces after its move: unchanged, or one man crowned.
+        let mut mine = vec![(self.mover_men, self.mover_kings, false)];
+        if self.mover_men > 0 {
+            mine.push((self.mover_men - 1, self.mover_kings + 1, true));
+        }
         let mut out = Vec::new();
-        let crowning = [(self.mover_men, self.mover_kings), (0, 0)];
-        for (i, &(men, kings)) in crowning.iter().enumerate() {
-            let (men, kings) = if i == 0 {
-                (men, kings)
-            } else if self.mover_men > 0 {
-                (self.mover_men - 1, self.mover_kings + 1)
-            } else {
-                continue;
-            };
+        for (men, kings, crowned) in mine {
             for taken_men in 0..=self.other_men {
                 for taken_kings in 0..=self.other_kings {
                     let (om, ok) = (self.other_men - taken_men, self.other_kings - taken_kings);
-                    let capture = taken_men + taken_kings > 0;
-                    if (!capture && i == 0) || om + ok == 0 {
-                        continue;
+                    let captured = taken_men + taken_kings > 0;
+                    if (captured || crowned) && om + ok > 0 {
+                        // The other side moves next.
+                        out.push(Material::new(om, ok, men, kings));
                     }
-                    // The side to move changes: the other side moves next.
-                    out.push(Material::new(om, ok, men, kings));
                 }
             }
         }
