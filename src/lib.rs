@@ -11,6 +11,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod analyse;
 pub mod cli;
 pub mod notation;
 pub mod pdn;

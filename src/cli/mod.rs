@@ -1,5 +1,6 @@
 //! The command line: one file per subcommand, each thin over the library.
 
+mod analyse;
 mod generate;
 mod info;
 mod moves;
@@ -89,6 +90,8 @@ enum Command {
     Verify(verify::Args),
     /// What the tables directory holds.
     Info(info::Args),
+    /// Annotate PDN games with perfect-play verdicts from the tables.
+    Analyse(analyse::Args),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -123,6 +126,7 @@ pub fn main() -> ExitCode {
         Command::Probe(args) => probe::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Info(args) => info::run(args),
+        Command::Analyse(args) => analyse::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

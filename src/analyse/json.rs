@@ -1,0 +1,108 @@
+//! The analysis as JSON, written by hand.
+//!
+//! One object per game:
+//! `{"file", "game", "tags": {name: value}, "first_table_position": FEN or null,
+//! "theoretical_result": {"side", "wdl", "dtw"} or null, "plies": [...]}`, each ply
+//! `{"number", "side", "move", "fen", "before": {"wdl", "dtw"}, "after": {"wdl", "dtw"},
+//! "class", "best": [moves], "line": [moves]}`. Outcomes are for the side to move before the
+//! move (`before`) and for the side that played it (`after`).
+
+use super::{Analysis, Ply};
+use crate::pdn::Game;
+use crate::tablebase::Outcome;
+
+/// `text` as a JSON string, quotes included.
+pub fn json_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn outcome(o: Outcome) -> String {
+    format!("{{\"wdl\":\"{}\",\"dtw\":{}}}", o.wdl.name(), o.dtw)
+}
+
+fn list(items: &[String]) -> String {
+    let inner: Vec<String> = items.iter().map(|s| json_string(s)).collect();
+    format!("[{}]", inner.join(","))
+}
+
+fn ply(p: &Ply) -> String {
+    format!(
+        "{{\"number\":{},\"side\":\"{}\",\"move\":{},\"fen\":{},\"before\":{},\"after\":{},\
+         \"class\":\"{}\",\"best\":{},\"line\":{}}}",
+        json_string(&p.number.to_string()),
+        p.side.name(),
+        json_string(&p.played),
+        json_string(&p.fen),
+        outcome(p.before),
+        outcome(p.after),
+        p.class.name(),
+        list(&p.best),
+        list(&p.line)
+    )
+}
+
+/// One game's analysis as a JSON object (one line), with the file name and the game's number
+/// in it (from 1).
+///
+/// The fields: `{"file", "game", "tags": {name: value}, "first_table_position": FEN or null,
+/// "theoretical_result": {"side", "wdl", "dtw"} or null, "plies": [...]}`; the theoretical
+/// result is for the side to move at the first table position. Each ply (a move played from a
+/// table position) is `{"number": "12...", "side", "move", "fen", "before": {"wdl", "dtw"},
+/// "after": {"wdl", "dtw"}, "class", "best": [moves], "line": [moves]}`: `before` is for the
+/// side to move before the move, `after` for the side that played it; `class` is a
+/// [`Class`](super::Class) name; `line` is the perfect-play line, given for mistakes only.
+/// `wdl` is `win`, `draw` or `loss`, `dtw` the distance in plies (0 for a draw).
+pub fn game_json(file: &str, number: usize, game: &Game, analysis: &Analysis) -> String {
+    let tags: Vec<String> = game
+        .tags
+        .iter()
+        .map(|t| format!("{}:{}", json_string(&t.name), json_string(&t.value)))
+        .collect();
+    let (first, result) = match &analysis.first {
+        Some((fen, side, o)) => (
+            json_string(fen),
+            format!(
+                "{{\"side\":\"{}\",\"wdl\":\"{}\",\"dtw\":{}}}",
+                side.name(),
+                o.wdl.name(),
+                o.dtw
+            ),
+        ),
+        None => ("null".to_string(), "null".to_string()),
+    };
+    let plies: Vec<String> = analysis.plies.iter().map(ply).collect();
+    format!(
+        "{{\"file\":{},\"game\":{number},\"tags\":{{{}}},\"first_table_position\":{first},\
+         \"theoretical_result\":{result},\"plies\":[{}]}}",
+        json_string(file),
+        tags.join(","),
+        plies.join(",")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes() {
+        assert_eq!(
+            json_string("a\"b\\c\nd\u{1}é"),
+            "\"a\\\"b\\\\c\\nd\\u0001é\""
+        );
+    }
+}
