@@ -360,19 +360,7 @@ fn tinsley_games_are_all_handled() {
     }
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("analyse-tinsley");
     std::fs::create_dir_all(&dir).expect("scratch");
-    let pdn = dir.join("out.pdn");
-    let json = dir.join("out.json");
-    let run = Command::new(env!("CARGO_BIN_EXE_damka"))
-        .arg("analyse")
-        .arg(&file)
-        .args(["--variant", "english", "--tables"])
-        .arg(tables_dir())
-        .arg("-o")
-        .arg(&pdn)
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .expect("damka runs");
+    let (run, pdn, json) = analyse_to(&dir, &file, &["--variant", "english"]);
     let stderr = String::from_utf8_lossy(&run.stderr);
     let input = std::fs::read_to_string(&file).expect("input");
     let games = Reader::new("in", input.as_bytes()).count();
@@ -444,19 +432,7 @@ fn cli_skips_unreplayable_games_and_exits_1() {
         ),
     )
     .expect("input");
-    let pdn = dir.join("out.pdn");
-    let json = dir.join("out.json");
-    let run = Command::new(env!("CARGO_BIN_EXE_damka"))
-        .arg("analyse")
-        .arg(&input)
-        .arg("--tables")
-        .arg(tables_dir())
-        .arg("-o")
-        .arg(&pdn)
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .expect("damka runs");
+    let (run, pdn, json) = analyse_to(&dir, &input, &[]);
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("illegal move '24-21'"), "{stderr}");
@@ -470,4 +446,27 @@ fn cli_skips_unreplayable_games_and_exits_1() {
     let json = std::fs::read_to_string(&json).expect("json");
     assert_valid_json(&json);
     assert!(json.starts_with('[') && json.contains("\"class\":\"win_to_loss\""));
+}
+
+/// Runs `damka analyse FILE ARGS` on the test tables, writing `out.pdn` and `out.json` in `dir`.
+fn analyse_to(
+    dir: &Path,
+    file: &Path,
+    args: &[&str],
+) -> (std::process::Output, std::path::PathBuf, std::path::PathBuf) {
+    let pdn = dir.join("out.pdn");
+    let json = dir.join("out.json");
+    let run = Command::new(env!("CARGO_BIN_EXE_damka"))
+        .arg("analyse")
+        .arg(file)
+        .args(args)
+        .arg("--tables")
+        .arg(tables_dir())
+        .arg("-o")
+        .arg(&pdn)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .expect("damka runs");
+    (run, pdn, json)
 }
