@@ -3,8 +3,8 @@
 //! One object per game:
 //! `{"file", "game", "tags": {name: value}, "first_table_position": FEN or null,
 //! "theoretical_result": {"side", "wdl", "dtw"} or null, "plies": [...]}`, each ply
-//! `{"number", "side", "move", "fen", "before": {"wdl", "dtw"}, "after": {"wdl", "dtw"},
-//! "class", "best": [moves], "line": [moves]}`. Outcomes are for the side to move before the
+//! `{"number", "depth", "side", "move", "fen", "before": {"wdl", "dtw"}, "after": {"wdl",
+//! "dtw"}, "class", "best": [moves], "line": [moves]}`. Outcomes are for the side to move before the
 //! move (`before`) and for the side that played it (`after`).
 
 use super::{Analysis, Ply};
@@ -41,9 +41,10 @@ fn list(items: &[String]) -> String {
 
 fn ply(p: &Ply) -> String {
     format!(
-        "{{\"number\":{},\"side\":\"{}\",\"move\":{},\"fen\":{},\"before\":{},\"after\":{},\
+        "{{\"number\":{},\"depth\":{},\"side\":\"{}\",\"move\":{},\"fen\":{},\"before\":{},\"after\":{},\
          \"class\":\"{}\",\"best\":{},\"line\":{}}}",
         json_string(&p.number.to_string()),
+        p.depth,
         p.side.name(),
         json_string(&p.played),
         json_string(&p.fen),
@@ -60,9 +61,11 @@ fn ply(p: &Ply) -> String {
 ///
 /// The fields: `{"file", "game", "tags": {name: value}, "first_table_position": FEN or null,
 /// "theoretical_result": {"side", "wdl", "dtw"} or null, "plies": [...]}`; the theoretical
-/// result is for the side to move at the first table position. Each ply (a move played from a
-/// table position) is `{"number": "12...", "side", "move", "fen", "before": {"wdl", "dtw"},
-/// "after": {"wdl", "dtw"}, "class", "best": [moves], "line": [moves]}`: `before` is for the
+/// result is for the side to move at the first table position (of the main line). Each ply (a
+/// move played from a table position, main line and variations in tree order) is
+/// `{"number": "12...", "depth", "side", "move", "fen", "before": {"wdl", "dtw"},
+/// "after": {"wdl", "dtw"}, "class", "best": [moves], "line": [moves]}`: `depth` is 0 in the
+/// main line, 1 in a variation of it, and so on; `before` is for the
 /// side to move before the move, `after` for the side that played it; `class` is a
 /// [`Class`](super::Class) name; `line` is the perfect-play line, given for mistakes only.
 /// `wdl` is `win`, `draw` or `loss`, `dtw` the distance in plies (0 for a draw).

@@ -1,19 +1,23 @@
 //! The analyser: replays games and compares each move played from a position in the endgame
 //! tables with perfect play.
 //!
-//! [`analyse_game`] walks the main line of a normalized game (see
-//! [`Replayer::normalize`](crate::pdn::Replayer::normalize)), looks up every position the
-//! tables hold, and classifies each move played from one ([`Class`]). [`annotate`] writes the
-//! verdicts into the game as comments, glyphs and perfect-play variations; [`game_json`] gives
-//! them as JSON.
+//! [`analyse_game`] walks a normalized game (see
+//! [`Replayer::normalize`](crate::pdn::Replayer::normalize)), main line and variations, looks
+//! up every position the tables hold, and classifies each move played from one ([`Class`]).
+//! [`annotate`] writes the verdicts into the game as comments, glyphs and perfect-play
+//! variations; [`strip_annotations`] takes them out again, so that an annotated file can be
+//! analysed again with the same result. [`game_json`] gives the analysis as JSON and
+//! [`html::page`] as a web page with board diagrams ([`svg::diagram`]).
 
+pub mod html;
 mod json;
+pub mod svg;
 
 pub use json::{game_json, json_string};
 
 use crate::notation::{move_text, parse_fen, parse_move, write_fen};
-use crate::pdn::{Game, Line, MoveNode, MoveNumber, Node, Tag};
-use crate::rules::{Color, LegalMove, Position, Rules, legal_moves};
+use crate::pdn::{Game, Line, MoveNode, MoveNumber, Node, Tag, setup_fen};
+use crate::rules::{Color, LegalMove, Position, Rules, Square, legal_moves};
 use crate::tablebase::{Outcome, ProbeError, RatedMove, TableError, Tablebase, Wdl};
 
 /// How far along a best line the annotation goes, in plies.
@@ -82,9 +86,15 @@ impl Class {
     }
 }
 
-/// One move of the main line played from a position in the tables.
+/// One move played from a position in the tables, in the main line or a variation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ply {
+    /// The move's position among the moves of the game in tree order (see
+    /// [`Analysis::before`]).
+    pub index: usize,
+    /// 0 for a move of the main line, 1 for a variation of it, 2 for a variation of a
+    /// variation...
+    pub depth: usize,
     /// The move's number (`12.` or `12...`).
     pub number: MoveNumber,
     /// The side that played it.
@@ -93,6 +103,9 @@ pub struct Ply {
     pub played: String,
     /// The position before it, as FEN.
     pub fen: String,
+    /// The start and end squares of the move that led to the position before this one, if
+    /// it was played in the game (not at the start or after a setup command).
+    pub last: Option<(Square, Square)>,
     /// The perfect-play result for the side to move before the move.
     pub before: Outcome,
     /// The result the move leads to, for the side that played it.
@@ -106,22 +119,25 @@ pub struct Ply {
     pub line: Vec<String>,
 }
 
-/// The analysis of one game's main line.
+/// The analysis of one game: its main line and its variations.
+///
+/// The moves of a game are counted in tree order: the main line's moves in order, each
+/// variation's moves where the variation stands (depth first), unknown moves `- -` counted
+/// too. This is the order [`Replayer`](crate::pdn::Replayer) replays them in.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Analysis {
     /// The first position of the main line in the tables (FEN) and its result for the side
     /// to move.
     pub first: Option<(String, Color, Outcome)>,
-    /// The verdict for the side to move of the position before each move of the main line
-    /// (index: the move's position among the main line's moves, unknown moves `- -`
-    /// counted), `None` outside the tables.
+    /// The verdict for the side to move of the position before each move, in tree order;
+    /// `None` outside the tables or where the line cannot be replayed.
     pub before: Vec<Option<Outcome>>,
-    /// The verdict for the side to move of the position after each move of the main line
-    /// (before any setup command following it), `None` outside the tables.
+    /// The verdict for the side to move of the position after each move, in tree order
+    /// (before any setup command following it); `None` outside the tables.
     pub after: Vec<Option<Outcome>>,
     /// The verdict for the side to move of the start position, `None` outside the tables.
     pub start: Option<Outcome>,
-    /// The moves played from table positions, in order.
+    /// The moves played from table positions, in tree order.
     pub plies: Vec<Ply>,
 }
 
@@ -131,9 +147,14 @@ impl Analysis {
         self.first.is_some()
     }
 
-    /// The mistakes, in order.
+    /// The mistakes, main line and variations, in tree order.
     pub fn mistakes(&self) -> impl Iterator<Item = &Ply> {
         self.plies.iter().filter(|p| p.class.is_mistake())
+    }
+
+    /// The mistakes of the main line (the moves played in the game), in order.
+    pub fn played_mistakes(&self) -> impl Iterator<Item = &Ply> {
+        self.mistakes().filter(|p| p.depth == 0)
     }
 }
 
@@ -221,103 +242,202 @@ fn start<R: Rules>(game: &Game) -> Result<Position<R>, AnalyseError> {
     }
 }
 
-/// Analyses the main line of a normalized game under the rules `R`, using a margin of
-/// `margin` plies for slower wins.
+/// The number of moves of a line and its variations, unknown moves counted.
+fn tree_moves(line: &Line) -> usize {
+    line.nodes
+        .iter()
+        .map(|n| match n {
+            Node::Move(_) | Node::UnknownMove => 1,
+            Node::Variation(v) => tree_moves(v),
+            Node::Comment(_) | Node::Setup(_) => 0,
+        })
+        .sum()
+}
+
+/// Where a line of play stands: the position (unknown after `- -` or a bad setup), its
+/// verdict when already looked up, the side to move, the move number, and the squares of the
+/// move that led to it.
+#[derive(Clone, Copy)]
+struct Place<R: Rules> {
+    pos: Option<Position<R>>,
+    known: Option<Option<Outcome>>,
+    to_move: Option<Color>,
+    number: MoveNumber,
+    last: Option<(Square, Square)>,
+}
+
+/// One game's analysis in progress.
+struct Walk<'a> {
+    tb: &'a Tablebase,
+    margin: u16,
+    analysis: Analysis,
+}
+
+impl Walk<'_> {
+    fn skip(&mut self, moves: usize) {
+        self.analysis
+            .before
+            .extend(std::iter::repeat_n(None, moves));
+        self.analysis.after.extend(std::iter::repeat_n(None, moves));
+    }
+
+    /// Analyses a line from `place`, and its variations, at `depth`.
+    fn line<R: Rules>(
+        &mut self,
+        line: &Line,
+        mut place: Place<R>,
+        depth: usize,
+    ) -> Result<(), AnalyseError> {
+        // Where the line stood before its last move: a variation starts there.
+        let mut before: Option<Place<R>> = None;
+        for node in &line.nodes {
+            match node {
+                Node::Move(m) => {
+                    before = Some(place);
+                    let Some(p) = place.pos else {
+                        self.skip(1);
+                        place.to_move = place.to_move.map(Color::opponent);
+                        place.number = place.number.next();
+                        continue;
+                    };
+                    let next = self.play(&p, &place, &m.text, depth)?;
+                    place = Place {
+                        pos: Some(next.0),
+                        known: Some(next.1),
+                        to_move: Some(next.0.side_to_move()),
+                        number: place.number.next(),
+                        last: Some(next.2),
+                    };
+                }
+                Node::UnknownMove => {
+                    before = Some(place);
+                    self.skip(1);
+                    place = Place {
+                        pos: None,
+                        known: None,
+                        to_move: place.to_move.map(Color::opponent),
+                        number: place.number.next(),
+                        last: None,
+                    };
+                }
+                Node::Variation(v) => match before {
+                    Some(b) if b.pos.is_some() => self.line(v, b, depth + 1)?,
+                    _ => self.skip(tree_moves(v)),
+                },
+                Node::Setup(command) => {
+                    before = None;
+                    let fen = setup_fen(command);
+                    let p = parse_fen::<R>(fen)
+                        .map_err(|e| AnalyseError::Replay(format!("setup {fen}: {e}")))?;
+                    place = Place {
+                        pos: Some(p),
+                        known: None,
+                        to_move: Some(p.side_to_move()),
+                        number: place
+                            .number
+                            .after_setup(place.to_move, Some(p.side_to_move())),
+                        last: None,
+                    };
+                }
+                Node::Comment(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Plays the move `text` from `p`, recording its verdicts and, from a table position, its
+    /// classification. Returns the position after it, that position's verdict and the move's
+    /// start and end squares.
+    fn play<R: Rules>(
+        &mut self,
+        p: &Position<R>,
+        place: &Place<R>,
+        text: &str,
+        depth: usize,
+    ) -> Result<(Position<R>, Option<Outcome>, (Square, Square)), AnalyseError> {
+        let number = place.number;
+        let legal = legal_moves(p);
+        let found = parse_move(R::VARIANT, &legal, text)
+            .map_err(|e| AnalyseError::Replay(format!("move {number} {text}: {e}")))?;
+        let verdict = match place.known {
+            Some(v) => v,
+            None => lookup(self.tb, p)?,
+        };
+        let index = self.analysis.before.len();
+        self.analysis.before.push(verdict);
+        if let Some(before) = verdict {
+            if depth == 0 && self.analysis.first.is_none() {
+                self.analysis.first = Some((write_fen(p), p.side_to_move(), before));
+            }
+            let rated = self.tb.rated_moves(p).map_err(AnalyseError::Probe)?;
+            let texts = rated_texts::<R>(&rated);
+            let at = rated
+                .iter()
+                .position(|r| r.mv.mv == found.mv)
+                .ok_or_else(|| AnalyseError::Replay(format!("move {number} not rated")))?;
+            let after = rated[at].outcome;
+            let class = classify(&rated, after, self.margin);
+            let best = rated
+                .iter()
+                .zip(&texts)
+                .take_while(|(r, _)| r.outcome == rated[0].outcome)
+                .map(|(_, t)| t.clone())
+                .collect();
+            let line = if class.is_mistake() {
+                best_line(self.tb, p, LINE_PLIES).map_err(AnalyseError::Probe)?
+            } else {
+                Vec::new()
+            };
+            self.analysis.plies.push(Ply {
+                index,
+                depth,
+                number,
+                side: p.side_to_move(),
+                played: texts[at].clone(),
+                fen: write_fen(p),
+                last: place.last,
+                before,
+                after,
+                class,
+                best,
+                line,
+            });
+        }
+        let next = p.play(&found.mv);
+        let verdict = lookup(self.tb, &next)?;
+        self.analysis.after.push(verdict);
+        Ok((next, verdict, (found.mv.from(), found.mv.to())))
+    }
+}
+
+/// Analyses a normalized game under the rules `R`, main line and variations, using a margin
+/// of `margin` plies for slower wins.
 ///
-/// Positions outside the tables (a slice file missing, too many pieces) get no verdict. The
-/// main line ends at an unknown move (`- -`); a setup command sets the position.
+/// Positions outside the tables (a slice file missing, too many pieces) get no verdict. A line
+/// cannot be followed past an unknown move (`- -`); a setup command sets the position; a
+/// variation replaces the move before it. Run [`strip_annotations`] first on a game the
+/// analyser may have annotated before, so that its best lines are not taken for moves played.
 pub fn analyse_game<R: Rules>(
     tb: &Tablebase,
     game: &Game,
     margin: u16,
 ) -> Result<Analysis, AnalyseError> {
-    let mut analysis = Analysis::default();
     let first = start::<R>(game)?;
-    analysis.start = lookup(tb, &first)?;
-    // The verdict of `pos` when already looked up.
-    let mut known = Some(analysis.start);
-    let mut pos = Some(first);
-    let mut number = game.start;
-    for node in &game.moves.nodes {
-        match node {
-            Node::Move(m) => {
-                let Some(p) = pos else {
-                    analysis.before.push(None);
-                    analysis.after.push(None);
-                    number = number.next();
-                    continue;
-                };
-                let legal = legal_moves(&p);
-                let found = parse_move(R::VARIANT, &legal, &m.text)
-                    .map_err(|e| AnalyseError::Replay(format!("move {number} {}: {e}", m.text)))?;
-                let verdict = match known {
-                    Some(v) => v,
-                    None => lookup(tb, &p)?,
-                };
-                analysis.before.push(verdict);
-                if let Some(before) = verdict {
-                    if analysis.first.is_none() {
-                        analysis.first = Some((write_fen(&p), p.side_to_move(), before));
-                    }
-                    let rated = tb.rated_moves(&p).map_err(AnalyseError::Probe)?;
-                    let texts = rated_texts::<R>(&rated);
-                    let index = rated
-                        .iter()
-                        .position(|r| r.mv.mv == found.mv)
-                        .ok_or_else(|| AnalyseError::Replay(format!("move {number} not rated")))?;
-                    let after = rated[index].outcome;
-                    let class = classify(&rated, after, margin);
-                    let best = rated
-                        .iter()
-                        .zip(&texts)
-                        .take_while(|(r, _)| r.outcome == rated[0].outcome)
-                        .map(|(_, t)| t.clone())
-                        .collect();
-                    let line = if class.is_mistake() {
-                        best_line(tb, &p, LINE_PLIES).map_err(AnalyseError::Probe)?
-                    } else {
-                        Vec::new()
-                    };
-                    analysis.plies.push(Ply {
-                        number,
-                        side: p.side_to_move(),
-                        played: texts[index].clone(),
-                        fen: write_fen(&p),
-                        before,
-                        after,
-                        class,
-                        best,
-                        line,
-                    });
-                }
-                let next = p.play(&found.mv);
-                let verdict = lookup(tb, &next)?;
-                analysis.after.push(verdict);
-                known = Some(verdict);
-                pos = Some(next);
-                number = number.next();
-            }
-            Node::UnknownMove => {
-                analysis.before.push(None);
-                analysis.after.push(None);
-                known = None;
-                pos = None;
-                number = number.next();
-            }
-            Node::Setup(command) => {
-                let text = command.trim();
-                let fen = text.strip_prefix("FEN").unwrap_or(text);
-                let fen = fen.trim().trim_matches('"').trim();
-                known = None;
-                pos = Some(
-                    parse_fen::<R>(fen)
-                        .map_err(|e| AnalyseError::Replay(format!("setup {fen}: {e}")))?,
-                );
-            }
-            Node::Comment(_) | Node::Variation(_) => {}
-        }
-    }
-    Ok(analysis)
+    let mut walk = Walk {
+        tb,
+        margin,
+        analysis: Analysis::default(),
+    };
+    walk.analysis.start = lookup(tb, &first)?;
+    let place = Place {
+        pos: Some(first),
+        known: Some(walk.analysis.start),
+        to_move: Some(first.side_to_move()),
+        number: game.start,
+        last: None,
+    };
+    walk.line(&game.moves, place, 0)?;
+    Ok(walk.analysis)
 }
 
 /// `W17`, `D` or `L16`: a verdict as the `[%tb]` command writes it.
@@ -376,11 +496,13 @@ pub fn annotator() -> String {
 }
 
 /// Writes an analysis into its game: the `Annotator` tag; before the first move a
-/// `[%tb ...]` comment if the start position is in the tables, after each move one for the
-/// position it leads to (the verdict for the side then to move); on each mistake the glyph
-/// (strength mark and NAG), the sentence of [`describe`] and a variation with the
-/// perfect-play line; `$7` on only moves; a note on slow wins. Tags, moves and result are
-/// otherwise kept.
+/// `[%tb ...]` comment if the start position is in the tables, after each move (main line
+/// and variations) one for the position it leads to (the verdict for the side then to move);
+/// on each mistake the glyph (strength mark and NAG: `?` `$2`, `??` `$4`), the sentence of
+/// [`describe`] and a variation with the perfect-play line; `$7` on only moves; a note on
+/// slow wins. Tags, moves and result are otherwise kept.
+///
+/// `analysis` must be the analysis of this game as it is (see [`analyse_game`]).
 pub fn annotate(game: &mut Game, analysis: &Analysis) {
     let value = annotator();
     match game
@@ -394,32 +516,46 @@ pub fn annotate(game: &mut Game, analysis: &Analysis) {
             value,
         }),
     }
-    let mut plies = analysis.plies.iter().peekable();
-    let mut nodes = Vec::with_capacity(game.moves.nodes.len() * 2);
-    let mut index = 0;
-    let old = std::mem::take(&mut game.moves.nodes);
-    if let Some(o) = analysis.start {
-        nodes.push(Node::Comment(format!("[%tb {}]", verdict_code(o))));
+    let mut by_index: Vec<Option<&Ply>> = vec![None; analysis.before.len()];
+    for ply in &analysis.plies {
+        if let Some(slot) = by_index.get_mut(ply.index) {
+            *slot = Some(ply);
+        }
     }
+    let mut index = 0;
+    annotate_line(&mut game.moves, analysis, &by_index, &mut index);
+    if let Some(o) = analysis.start {
+        game.moves
+            .nodes
+            .insert(0, Node::Comment(format!("[%tb {}]", verdict_code(o))));
+    }
+}
+
+/// Annotates one line and its variations; `index` counts the moves in tree order.
+fn annotate_line(line: &mut Line, analysis: &Analysis, plies: &[Option<&Ply>], index: &mut usize) {
+    let old = std::mem::take(&mut line.nodes);
+    let mut nodes = Vec::with_capacity(old.len() * 2);
     for node in old {
         let mut m = match node {
             Node::Move(m) => m,
             Node::UnknownMove => {
-                index += 1;
+                *index += 1;
                 nodes.push(node);
                 continue;
             }
-            _ => {
+            Node::Variation(mut v) => {
+                annotate_line(&mut v, analysis, plies, index);
+                nodes.push(Node::Variation(v));
+                continue;
+            }
+            Node::Comment(_) | Node::Setup(_) => {
                 nodes.push(node);
                 continue;
             }
         };
-        let this = index;
-        index += 1;
-        let ply = match (analysis.before.get(this), plies.peek()) {
-            (Some(Some(_)), Some(_)) => plies.next(),
-            _ => None,
-        };
+        let this = *index;
+        *index += 1;
+        let ply = plies.get(this).copied().flatten();
         if let Some(ply) = ply {
             mark(&mut m, ply.class);
         }
@@ -440,7 +576,84 @@ pub fn annotate(game: &mut Game, analysis: &Analysis) {
             nodes.push(Node::Variation(variation(ply)));
         }
     }
-    game.moves.nodes = nodes;
+    line.nodes = nodes;
+}
+
+/// What a comment is, if the analyser wrote it: `Some(true)` for a mistake's comment (a best
+/// line follows it), `Some(false)` for a verdict or a slow-win note, `None` for another
+/// comment.
+fn own_comment(comment: &str) -> Option<bool> {
+    let rest = match comment.strip_prefix("[%tb ") {
+        Some(r) => {
+            let end = r.find(']')?;
+            let code = &r[..end];
+            let valid = code == "D"
+                || (code.len() > 1
+                    && code.starts_with(['W', 'L'])
+                    && code[1..].bytes().all(|b| b.is_ascii_digit()));
+            if !valid {
+                return None;
+            }
+            r[end + 1..].trim()
+        }
+        None => comment.trim(),
+    };
+    if rest.is_empty() || (rest.starts_with("Still wins, in ") && rest.contains("; best was ")) {
+        Some(false)
+    } else if ["Win -> Draw. ", "Win -> Loss. ", "Draw -> Loss. "]
+        .iter()
+        .any(|p| rest.starts_with(p) && rest[p.len()..].starts_with("Best was "))
+    {
+        Some(true)
+    } else {
+        None
+    }
+}
+
+/// Removes what an earlier run of the analyser wrote into a game, so that analysing and
+/// annotating it again gives the same game: when its `Annotator` tag names damka, the
+/// verdict comments (`[%tb ...]`), the mistake and slow-win notes, the best-line variation
+/// after each mistake note, and the glyph of the mistake (`?` `$2`, `??` `$4`). Other
+/// comments, variations and marks are kept. Returns whether the game was annotated by damka.
+pub fn strip_annotations(game: &mut Game) -> bool {
+    if !game
+        .tag("Annotator")
+        .is_some_and(|a| a.trim_start().starts_with("damka"))
+    {
+        return false;
+    }
+    strip_line(&mut game.moves);
+    true
+}
+
+fn strip_line(line: &mut Line) {
+    let old = std::mem::take(&mut line.nodes);
+    let mut best_line_next = false;
+    for node in old {
+        let follows_mistake = std::mem::take(&mut best_line_next);
+        match node {
+            Node::Comment(c) => match own_comment(&c) {
+                Some(mistake) => {
+                    if mistake {
+                        best_line_next = true;
+                        if let Some(Node::Move(m)) = line.nodes.last_mut() {
+                            if matches!(m.strength.as_deref(), Some("?" | "??")) {
+                                m.strength = None;
+                            }
+                            m.nags.retain(|&n| n != 2 && n != 4);
+                        }
+                    }
+                }
+                None => line.nodes.push(Node::Comment(c)),
+            },
+            Node::Variation(_) if follows_mistake => {}
+            Node::Variation(mut v) => {
+                strip_line(&mut v);
+                line.nodes.push(Node::Variation(v));
+            }
+            other => line.nodes.push(other),
+        }
+    }
 }
 
 /// Sets the glyph of a classified move, keeping other annotations.
@@ -450,9 +663,7 @@ fn mark(m: &mut MoveNode, class: Class) {
     }
     if let Some(n) = class.nag() {
         m.nags.retain(|&x| !matches!(x, 1..=7));
-        if class == Class::Only {
-            m.nags.push(n);
-        }
+        m.nags.push(n);
     }
 }
 
@@ -508,10 +719,13 @@ mod tests {
     #[test]
     fn descriptions() {
         let mut ply = Ply {
+            index: 0,
+            depth: 0,
             number: MoveNumber::FIRST,
             side: Color::White,
             played: "19-16".into(),
             fen: String::new(),
+            last: None,
             before: Outcome::win(9),
             after: Outcome::DRAW,
             class: Class::WinToDraw,
@@ -531,7 +745,7 @@ mod tests {
         let mut m = MoveNode::new("19-16");
         m.nags = vec![1, 14];
         mark(&mut m, Class::WinToLoss);
-        assert_eq!((m.strength.as_deref(), m.nags), (Some("??"), vec![14]));
+        assert_eq!((m.strength.as_deref(), m.nags), (Some("??"), vec![14, 4]));
     }
 
     #[test]

@@ -2,12 +2,16 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::BufReader;
+use std::io::{BufReader, IsTerminal};
 use std::path::{Path, PathBuf};
 
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
-use crate::analyse::{AnalyseError, Analysis, SLOW_MARGIN, analyse_game, annotate, game_json};
+use crate::analyse::html::{Entry, page};
+use crate::analyse::{
+    AnalyseError, Analysis, SLOW_MARGIN, analyse_game, annotate, game_json, strip_annotations,
+};
 use crate::pdn::{ReadGame, Reader, Replayer, Ruleset, write_game};
 use crate::rules::Color;
 use crate::tablebase::Tablebase;
@@ -36,6 +40,10 @@ pub struct Args {
     /// Also write the analysis as JSON (an array, one object per game) to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Also write a web page with the critical moments of every game (board diagrams) to
+    /// this file.
+    #[arg(long)]
+    html: Option<PathBuf>,
     /// A win kept more than this many plies slower than the best gets a note.
     #[arg(long, default_value_t = SLOW_MARGIN)]
     margin: u16,
@@ -54,6 +62,18 @@ struct Summary {
     reaching: usize,
     failed: usize,
     mistakes: BTreeMap<String, usize>,
+    in_variations: usize,
+}
+
+/// Files with at least this many games get a progress bar (when stderr is a terminal).
+const PROGRESS_GAMES: usize = 20;
+
+/// A game analysed and annotated.
+struct Done {
+    read: ReadGame,
+    variant: crate::Variant,
+    analysis: Analysis,
+    json: String,
 }
 
 /// Reads and normalizes every game of a file.
@@ -66,6 +86,7 @@ fn read_file(path: &Path, given: Option<Ruleset>) -> Result<Vec<Item>, CliError>
         let game = match read {
             Err(e) => Err(e.to_string()),
             Ok(mut read) => {
+                strip_annotations(&mut read.game);
                 let replay = replayer.normalize(&mut read);
                 match (replay.ruleset, replay.errors.first()) {
                     (_, Some(e)) => Err(e.to_string()),
@@ -104,11 +125,39 @@ fn player(read: &ReadGame, side: Color) -> String {
     }
 }
 
+/// Writes `text` to `path` through a temporary file in the same directory, renamed into
+/// place when complete.
 fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
-    std::fs::write(path, text).map_err(|e| CliError {
+    let error = |e: std::io::Error| CliError {
         message: format!("cannot write {}: {e}", path.display()),
         code: 1,
-    })
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&temp, text)
+        .and_then(|()| std::fs::rename(&temp, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&temp);
+            error(e)
+        })
+}
+
+/// A progress bar over `games` games of `name`, drawn only for many games and on a terminal.
+fn progress_bar(name: &str, games: usize) -> ProgressBar {
+    let bar = ProgressBar::new(games as u64);
+    if games < PROGRESS_GAMES || !std::io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} games, eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar.set_message(name.to_string());
+    bar
 }
 
 /// Runs `damka analyse`.
@@ -116,6 +165,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let tb = open(&tables_dir(&args.tables), DEFAULT_CACHE_BYTES)?;
     let mut pdn = String::new();
     let mut json = Vec::new();
+    let mut done: Vec<(String, usize, Done)> = Vec::new();
     let mut failed = 0;
     let mut unreadable = 0;
     for path in &args.files {
@@ -128,39 +178,57 @@ pub fn run(args: Args) -> Result<(), CliError> {
             }
         };
         let name = path.display().to_string();
+        let bar = progress_bar(&name, items.len());
         let results: Vec<_> = items
             .into_par_iter()
             .map(|item| {
                 let out = item.game.and_then(|(mut read, variant)| {
                     let analysis = analyse_one(&tb, &read, variant, args.margin)
                         .map_err(|e| format!("{}: {e}", read.origin))?;
-                    let object = game_json(&name, item.number, &read.game, &analysis);
+                    let json = game_json(&name, item.number, &read.game, &analysis);
                     annotate(&mut read.game, &analysis);
-                    Ok((read, analysis, object))
+                    Ok(Done {
+                        read,
+                        variant,
+                        analysis,
+                        json,
+                    })
                 });
+                bar.inc(1);
                 (item.number, out)
             })
             .collect();
+        bar.finish_and_clear();
         let mut summary = Summary::default();
-        for (_, out) in results {
+        for (number, out) in results {
             summary.games += 1;
             match out {
                 Err(e) => {
                     eprintln!("error: {e} (skipped)");
                     summary.failed += 1;
                 }
-                Ok((read, analysis, object)) => {
-                    if analysis.reaches_tables() {
+                Ok(mut game) => {
+                    if game.analysis.reaches_tables() {
                         summary.reaching += 1;
                     }
-                    for ply in analysis.mistakes() {
-                        *summary.mistakes.entry(player(&read, ply.side)).or_default() += 1;
+                    for ply in game.analysis.played_mistakes() {
+                        *summary
+                            .mistakes
+                            .entry(player(&game.read, ply.side))
+                            .or_default() += 1;
                     }
+                    summary.in_variations +=
+                        game.analysis.mistakes().filter(|p| p.depth > 0).count();
                     if !pdn.is_empty() {
                         pdn.push('\n');
                     }
-                    pdn.push_str(&write_game(&read.game));
-                    json.push(object);
+                    pdn.push_str(&write_game(&game.read.game));
+                    if args.json.is_some() {
+                        json.push(std::mem::take(&mut game.json));
+                    }
+                    if args.html.is_some() {
+                        done.push((name.clone(), number, game));
+                    }
                 }
             }
         }
@@ -169,8 +237,12 @@ pub fn run(args: Args) -> Result<(), CliError> {
             .iter()
             .map(|(who, n)| format!("{who} {n}"))
             .collect();
+        let variations = match summary.in_variations {
+            0 => String::new(),
+            n => format!(", in variations {n}"),
+        };
         eprintln!(
-            "{name}: games {}, reaching the tables {}, failed {}, mistakes: {}",
+            "{name}: games {}, reaching the tables {}, failed {}, mistakes: {}{variations}",
             summary.games,
             summary.reaching,
             summary.failed,
@@ -188,6 +260,23 @@ pub fn run(args: Args) -> Result<(), CliError> {
     }
     if let Some(path) = &args.json {
         write_file(path, &format!("[\n{}\n]\n", json.join(",\n")))?;
+    }
+    if let Some(path) = &args.html {
+        let entries: Vec<Entry> = done
+            .iter()
+            .map(|(file, number, d)| Entry {
+                file,
+                number: *number,
+                game: &d.read.game,
+                variant: d.variant,
+                analysis: &d.analysis,
+            })
+            .collect();
+        let names: Vec<String> = args.files.iter().map(|f| f.display().to_string()).collect();
+        write_file(
+            path,
+            &page(&format!("Analysis of {}", names.join(", ")), &entries),
+        )?;
     }
     if unreadable > 0 {
         return Err(CliError::input(format!(

@@ -6,6 +6,8 @@
 //! move (they follow from the order of the moves); only the number of the first move of the
 //! main line is, since a game may start at any move.
 
+use crate::rules::Color;
+
 /// One tag pair: `[Name "value"]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tag {
@@ -31,6 +33,30 @@ impl MoveNumber {
         number: 1,
         second: false,
     };
+
+    /// The number of the first move after a setup command `/FEN "..."/`, where this is the
+    /// number the next move would have had without it and `to_move` the side whose turn it
+    /// was.
+    ///
+    /// A setup that gives the move to that side keeps the number; one that gives it to the
+    /// other side stands in for a move and the number goes one move further, as in the PDN
+    /// 3.0 examples: `1. 31-26 17-21 /FEN "B:..."/` goes on with `2...`, and from the initial
+    /// position (White to move) `/FEN "W:..."/ /FEN "B:..."/` with `1...`. When either side
+    /// is unknown the number is kept.
+    ///
+    /// ```
+    /// use damka::Color;
+    /// use damka::pdn::MoveNumber;
+    /// let n = MoveNumber { number: 1, second: true };
+    /// assert_eq!(n.after_setup(Some(Color::Black), Some(Color::White)).to_string(), "2.");
+    /// assert_eq!(n.after_setup(Some(Color::Black), Some(Color::Black)).to_string(), "1...");
+    /// ```
+    pub fn after_setup(self, to_move: Option<Color>, setup: Option<Color>) -> MoveNumber {
+        match (to_move, setup) {
+            (Some(a), Some(b)) if a != b => self.next(),
+            _ => self,
+        }
+    }
 
     /// The number of the move after this one.
     pub fn next(self) -> MoveNumber {
@@ -176,6 +202,26 @@ impl Game {
     }
 }
 
+/// The FEN text of a setup command: `FEN "W:W31:B2"` gives `W:W31:B2`.
+pub fn setup_fen(command: &str) -> &str {
+    let text = command.trim();
+    let text = text
+        .strip_prefix("FEN")
+        .or_else(|| text.strip_prefix("fen"))
+        .unwrap_or(text);
+    text.trim().trim_matches('"').trim()
+}
+
+/// The side to move a FEN text names by its first letter (`W` or `B`, either case); `None`
+/// for `?` or anything else.
+pub fn fen_side(fen: &str) -> Option<Color> {
+    match fen.trim_start().chars().next() {
+        Some('W' | 'w') => Some(Color::White),
+        Some('B' | 'b') => Some(Color::Black),
+        _ => None,
+    }
+}
+
 /// Whether `text` is one of the results PDN defines as a game terminator: `1-0`, `0-1`,
 /// `1/2-1/2`, `2-0`, `0-2`, `1-1`, `0-0` or `*`.
 ///
@@ -197,6 +243,20 @@ mod tests {
         assert_eq!(n.to_string(), "1.");
         assert_eq!(n.next().to_string(), "1...");
         assert_eq!(n.next().next().to_string(), "2.");
+    }
+
+    #[test]
+    fn setup_texts() {
+        assert_eq!(setup_fen("FEN \"W:W31:B10\""), "W:W31:B10");
+        assert_eq!(fen_side("B:W31:B10"), Some(Color::Black));
+        assert_eq!(fen_side(" w:W31:B10"), Some(Color::White));
+        assert_eq!(fen_side("?:W31:B10"), None);
+        let n = MoveNumber::FIRST;
+        assert_eq!(
+            n.after_setup(Some(Color::White), Some(Color::Black)),
+            n.next()
+        );
+        assert_eq!(n.after_setup(None, Some(Color::Black)), n);
     }
 
     #[test]

@@ -31,7 +31,9 @@ pub mod replay;
 pub mod writer;
 
 pub use diagnostic::{Diagnostic, ErrorKind, Origin, PdnError, PdnWarning, WarningKind};
-pub use game::{Game, Line, MoveNode, MoveNumber, Node, Tag, is_standard_result};
+pub use game::{
+    Game, Line, MoveNode, MoveNumber, Node, Tag, fen_side, is_standard_result, setup_fen,
+};
 pub use gametype::{Ruleset, RulesetSource};
 pub use normalize::SEVEN_TAG_ROSTER;
 pub use reader::{ReadGame, Reader};

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::diagnostic::{
     Diagnostic, ErrorKind, Origin, PdnError, PdnWarning, WarningKind, WarningSet,
 };
-use super::game::{Game, Line, MoveNumber, Node};
+use super::game::{Game, Line, MoveNumber, Node, fen_side, setup_fen};
 use super::gametype::{Ruleset, RulesetSource, game_type_name, guess_variant, parse_game_type};
 use super::reader::ReadGame;
 use crate::notation::{FenError, move_text, parse_fen, parse_move, parse_square, write_fen};
@@ -212,16 +212,6 @@ fn start<R: Rules>(game: &Game, warnings: &mut WarningSet) -> Result<Position<R>
     }
 }
 
-/// The text of a setup command's FEN: `FEN "W:W31:B2"` gives `W:W31:B2`.
-fn setup_fen(command: &str) -> &str {
-    let text = command.trim();
-    let text = text
-        .strip_prefix("FEN")
-        .or_else(|| text.strip_prefix("fen"))
-        .unwrap_or(text);
-    text.trim().trim_matches('"').trim()
-}
-
 /// Reads a FEN liberally: a side to move `?` is the side whose move the first move of the
 /// game is (the side that moves first in the variant when that does not decide), and a man on
 /// its promotion row is read as a king.
@@ -339,12 +329,15 @@ impl Walk {
     fn line<R: Rules>(&mut self, line: &Line, start: Option<Position<R>>, first: MoveNumber) {
         let variant = R::VARIANT;
         let mut pos = start;
+        // The side to move, also known after an unknown move when it was known before it.
+        let mut to_move = start.map(|p| p.side_to_move());
         // The position before the last move of this line, and that move's number.
         let mut before: Option<(Position<R>, MoveNumber)> = None;
         let mut number = first;
         for node in &line.nodes {
             match node {
                 Node::Move(m) => {
+                    to_move = to_move.map(Color::opponent);
                     before = pos.map(|p| (p, number));
                     match pos {
                         None => {
@@ -391,6 +384,7 @@ impl Walk {
                     if pos.is_some() {
                         self.warnings.push(WarningKind::UnknownMove { number });
                     }
+                    to_move = to_move.map(Color::opponent);
                     before = pos.map(|p| (p, number));
                     pos = None;
                     number = number.next();
@@ -402,6 +396,8 @@ impl Walk {
                 Node::Setup(command) => {
                     before = None;
                     let fen = setup_fen(command);
+                    number = number.after_setup(to_move, fen_side(fen));
+                    to_move = fen_side(fen);
                     match parse_fen::<R>(fen) {
                         Ok(p) => pos = Some(p),
                         Err(e) => {

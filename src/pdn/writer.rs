@@ -3,7 +3,10 @@
 //! The writer prints the tree as it is; [`Replayer::normalize`](super::Replayer::normalize)
 //! first puts a game in strict form (tag order, GameType, FEN, move notation, result).
 
-use super::game::{Game, Line, MoveNumber, Node};
+use super::game::{Game, Line, MoveNumber, Node, fen_side, setup_fen};
+use super::gametype::{Ruleset, parse_game_type};
+use crate::rules::{Color, Rules};
+use crate::with_rules;
 
 /// The longest line the writer makes (a single longer word, such as a long comment word or
 /// tag value, stands alone on its line).
@@ -15,7 +18,9 @@ pub const LINE_WIDTH: usize = 79;
 ///
 /// Move numbers follow from the order of the moves, starting at [`Game::start`]: the first
 /// player's moves are numbered `12.`, the second player's `12...` where a line starts or a
-/// comment or variation comes before them.
+/// comment or variation comes before them. After a setup command the numbering goes on as
+/// [`MoveNumber::after_setup`] says (the side to move at the start is the FEN tag's, else the
+/// GameType's first player).
 ///
 /// ```
 /// use damka::pdn::{Reader, Replayer, write_game};
@@ -39,7 +44,7 @@ pub fn write_game(game: &Game) -> String {
         out.push('\n');
     }
     let mut units = Vec::new();
-    line_units(&game.moves, game.start, &mut units);
+    line_units(&game.moves, game.start, start_side(game), &mut units);
     units.push(game.result.clone().unwrap_or_else(|| "*".to_string()));
     let mut column = 0;
     for unit in units {
@@ -56,6 +61,18 @@ pub fn write_game(game: &Game) -> String {
     }
     out.push('\n');
     out
+}
+
+/// The side to move at the start of a game: the FEN tag's, else the first player of the
+/// GameType's rules; `None` when neither says.
+fn start_side(game: &Game) -> Option<Color> {
+    match game.tag("FEN").filter(|f| !f.trim().is_empty()) {
+        Some(fen) => fen_side(fen),
+        None => match parse_game_type(game.tag("GameType")?)?.ruleset {
+            Ruleset::Supported(v) => Some(with_rules!(v, R => R::FIRST)),
+            Ruleset::Unsupported(_) => None,
+        },
+    }
 }
 
 /// Writes a tag value: `"` as `\"`, and `\` as `\\` where it would otherwise read as an
@@ -102,10 +119,12 @@ fn comment_words(comment: &str) -> Vec<String> {
 }
 
 /// The words of a line, each kept whole on an output line: a numbered move (`12. 32-28!`)
-/// counts as one.
-fn line_units(line: &Line, first: MoveNumber, units: &mut Vec<String>) {
+/// counts as one. `to_move` is the side to move at the start of the line, if known.
+fn line_units(line: &Line, first: MoveNumber, to_move: Option<Color>, units: &mut Vec<String>) {
     let mut number = first;
     let mut last = first;
+    let mut to_move = to_move;
+    let mut last_side = to_move;
     let mut numbered = true;
     let push_move = |units: &mut Vec<String>, text: &str, numbered: bool, n: MoveNumber| {
         if !n.second || numbered {
@@ -125,13 +144,17 @@ fn line_units(line: &Line, first: MoveNumber, units: &mut Vec<String>) {
                 units.extend(m.nags.iter().map(|n| format!("${n}")));
                 numbered = false;
                 last = number;
+                last_side = to_move;
                 number = number.next();
+                to_move = to_move.map(Color::opponent);
             }
             Node::UnknownMove => {
                 push_move(units, "- -", numbered, number);
                 numbered = false;
                 last = number;
+                last_side = to_move;
                 number = number.next();
+                to_move = to_move.map(Color::opponent);
             }
             Node::Comment(c) => {
                 let mut words = comment_words(c);
@@ -148,7 +171,7 @@ fn line_units(line: &Line, first: MoveNumber, units: &mut Vec<String>) {
             }
             Node::Variation(v) => {
                 let mut sub = Vec::new();
-                line_units(v, last, &mut sub);
+                line_units(v, last, last_side, &mut sub);
                 if let Some(w) = sub.first_mut() {
                     w.insert(0, '(');
                 }
@@ -160,6 +183,9 @@ fn line_units(line: &Line, first: MoveNumber, units: &mut Vec<String>) {
             }
             Node::Setup(s) => {
                 units.push(format!("/{s}/"));
+                let side = fen_side(setup_fen(s));
+                number = number.after_setup(to_move, side);
+                to_move = side;
                 numbered = true;
             }
         }
@@ -196,6 +222,32 @@ mod tests {
         assert!(text.lines().all(|l| l.chars().count() <= LINE_WIDTH));
         assert!(text.contains("1. 10-20 11-21 2. 12-22 (2. 1-2) 2... 13-23 3. 14-24"));
         assert!(text.ends_with(" *\n"));
+    }
+
+    /// A setup giving the move to the side whose turn it was keeps the number; one giving it
+    /// to the other side stands in for a move (the PDN 3.0 examples).
+    #[test]
+    fn numbers_after_setup_commands() {
+        let text = "[GameType \"20\"] 31-26 17-21 /FEN \"B:B1-16,18-21:W26,28,33-50\"/ \
+                    21-27 *\n[GameType \"20\"] /FEN \"W:W31-50:B1-20\"/ \
+                    /FEN \"B:W28,31,33-50:B1-18,20\"/ 14-19 28x19 *\n\
+                    [GameType \"21\"] [FEN \"B:W31:B2\"] 2-7 /FEN \"W:W31:B7\"/ 31-27 \
+                    7-10 /FEN \"B:W27:B10\"/ 10-15 *\n";
+        let games: Vec<String> = crate::pdn::Reader::new("t", text.as_bytes())
+            .map(|g| write_game(&g.expect("readable").game))
+            .collect();
+        assert!(games[0].contains("1. 31-26 17-21 /FEN"), "{}", games[0]);
+        assert!(games[0].contains("/ 2... 21-27 *"), "{}", games[0]);
+        assert!(games[1].contains("/ 1... 14-19 2. 28x19 *"), "{}", games[1]);
+        // English, Black first: a setup giving White the move where it was White's turn
+        // keeps the number; one giving Black the move where it was White's goes a move
+        // further.
+        assert!(
+            games[2].contains("1. 2-7 /FEN \"W:W31:B7\"/ 1... 31-27 2. 7-10 /FEN"),
+            "{}",
+            games[2]
+        );
+        assert!(games[2].contains("/ 3. 10-15 *"), "{}", games[2]);
     }
 
     #[test]

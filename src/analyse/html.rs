@@ -1,0 +1,224 @@
+//! The analysis as one self-contained web page: inline CSS and SVG diagrams, nothing loaded
+//! from elsewhere.
+//!
+//! Per game a header (number, players, event, date, result as played, the theoretical result
+//! at the first table position) and a table of the critical moments: for each mistake (main
+//! line and variations) the move number, a diagram of the position before it with the move
+//! that led there marked, the move played with what it did, and the best moves with the
+//! result they keep and the perfect-play line.
+
+use super::svg::{diagram, escape};
+use super::{Analysis, Class, Ply};
+use crate::notation::parse_fen;
+use crate::pdn::Game;
+use crate::rules::{Color, Variant};
+use crate::tablebase::{Outcome, Wdl};
+use crate::with_rules;
+
+/// One analysed game, as the page shows it.
+pub struct Entry<'a> {
+    /// The file the game came from.
+    pub file: &'a str,
+    /// The game's number in its file, from 1.
+    pub number: usize,
+    /// The game (its tags give the header).
+    pub game: &'a Game,
+    /// The rules it was analysed under.
+    pub variant: Variant,
+    /// Its analysis.
+    pub analysis: &'a Analysis,
+}
+
+const STYLE: &str = "\
+body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:24px auto;\
+max-width:1100px;padding:0 16px;color:#222;background:#fafaf7}\
+h1{font-size:1.6em;margin-bottom:4px}\
+h2{font-size:1.2em;margin:0 0 4px}\
+.summary{color:#555;margin-top:0}\
+section.game{background:#fff;border:1px solid #ddd;border-radius:6px;padding:14px 18px;\
+margin:18px 0}\
+.meta,.theory,.note{margin:2px 0;color:#444}\
+.theory{font-weight:600}\
+.note{font-style:italic;color:#666}\
+table.moments{border-collapse:collapse;margin-top:10px;width:100%}\
+table.moments th,table.moments td{border:1px solid #ddd;padding:6px 10px;text-align:left;\
+vertical-align:top}\
+table.moments th{background:#f0ede6}\
+.mv{font-family:ui-monospace,Menlo,Consolas,monospace;font-weight:700;font-size:1.05em;\
+white-space:nowrap}\
+td.board{width:1%}\
+.bad{color:#b00020}\
+.good{color:#0a6b2d}\
+.line{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.85em;color:#555;\
+margin-top:6px}\
+.line span{white-space:nowrap}\
+.tag{display:inline-block;font-size:.75em;background:#eee;border-radius:3px;padding:0 4px;\
+color:#555;white-space:nowrap;font-weight:400;font-family:system-ui,sans-serif}\
+svg.board{display:block}";
+
+/// The page for every game of a run, titled `title`.
+pub fn page(title: &str, entries: &[Entry]) -> String {
+    let reaching = entries
+        .iter()
+        .filter(|e| e.analysis.reaches_tables())
+        .count();
+    let mistakes: usize = entries.iter().map(|e| e.analysis.mistakes().count()).sum();
+    let mut out = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n\
+         <p class=\"summary\">Games {}, reaching the tables {reaching}, mistakes {mistakes}. \
+         Verdicts from the endgame tables by {}.</p>\n",
+        escape(title),
+        escape(title),
+        entries.len(),
+        escape(&super::annotator())
+    );
+    for entry in entries {
+        game_section(&mut out, entry);
+    }
+    out.push_str("</body>\n</html>\n");
+    out
+}
+
+fn tag<'a>(game: &'a Game, name: &str) -> Option<&'a str> {
+    game.tag(name).filter(|v| !v.is_empty() && *v != "?")
+}
+
+fn capitalized(c: Color) -> &'static str {
+    match c {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
+/// `White wins in 17 plies`, `draw`: a result for `side`, said from the board.
+fn result_words(side: Color, o: Outcome) -> String {
+    let plies = |n: u16| if n == 1 { "ply" } else { "plies" };
+    match o.wdl {
+        Wdl::Win => format!("{} wins in {} {}", capitalized(side), o.dtw, plies(o.dtw)),
+        Wdl::Draw => "draw".to_string(),
+        Wdl::Loss => format!(
+            "{} wins in {} {}",
+            capitalized(side.opponent()),
+            o.dtw,
+            plies(o.dtw)
+        ),
+    }
+}
+
+fn game_section(out: &mut String, e: &Entry) {
+    let game = e.game;
+    let white = tag(game, "White").unwrap_or("?");
+    let black = tag(game, "Black").unwrap_or("?");
+    out.push_str(&format!(
+        "<section class=\"game\">\n<h2>Game {}: {} &ndash; {}</h2>\n",
+        e.number,
+        escape(white),
+        escape(black)
+    ));
+    let mut meta = Vec::new();
+    for name in ["Event", "Site", "Date", "Round"] {
+        if let Some(v) = tag(game, name) {
+            meta.push(format!("{name}: {}", escape(v)));
+        }
+    }
+    meta.push(format!(
+        "Result: {}",
+        escape(game.result_text().unwrap_or("*"))
+    ));
+    meta.push(format!("{}, {}", escape(e.file), e.variant));
+    out.push_str(&format!(
+        "<p class=\"meta\">{}</p>\n",
+        meta.join(" &middot; ")
+    ));
+    let Some((_, side, outcome)) = &e.analysis.first else {
+        out.push_str(
+            "<p class=\"note\">No position of this game is in the tables.</p>\n</section>\n",
+        );
+        return;
+    };
+    let at = e
+        .analysis
+        .plies
+        .iter()
+        .find(|p| p.depth == 0)
+        .map(|p| format!("move {}, ", p.number))
+        .unwrap_or_default();
+    out.push_str(&format!(
+        "<p class=\"theory\">Theoretical result at the first table position ({at}{} to \
+         move): {}.</p>\n",
+        capitalized(*side),
+        result_words(*side, *outcome)
+    ));
+    let mistakes: Vec<&Ply> = e.analysis.mistakes().collect();
+    if mistakes.is_empty() {
+        out.push_str(
+            "<p class=\"note\">No mistakes: every move from a table position kept its \
+             result.</p>\n</section>\n",
+        );
+        return;
+    }
+    out.push_str(
+        "<table class=\"moments\">\n<thead><tr><th>Move</th><th>Position before the move\
+         </th><th>Played</th><th>Best</th></tr></thead>\n<tbody>\n",
+    );
+    for ply in mistakes {
+        moment(out, e.variant, ply);
+    }
+    out.push_str("</tbody>\n</table>\n</section>\n");
+}
+
+fn moment(out: &mut String, variant: Variant, ply: &Ply) {
+    let label = format!("Position before {} {}", ply.number, ply.played);
+    let board = with_rules!(variant, R => parse_fen::<R>(&ply.fen)
+        .map(|pos| diagram(&pos, ply.last, &label)))
+    .unwrap_or_else(|e| format!("<p>{}: {}</p>", escape(&ply.fen), escape(&e.to_string())));
+    let variation = if ply.depth > 0 {
+        " <span class=\"tag\">variation</span>"
+    } else {
+        ""
+    };
+    let change = match ply.class {
+        Class::WinToDraw => "Win &rarr; Draw",
+        Class::WinToLoss => "Win &rarr; Loss",
+        Class::DrawToLoss => "Draw &rarr; Loss",
+        _ => "",
+    };
+    let line: Vec<String> = ply
+        .line
+        .iter()
+        .map(|m| format!("<span>{}</span>", escape(m)))
+        .collect();
+    out.push_str(&format!(
+        "<tr><td class=\"mv\">{}<br><span class=\"tag\">{} to move</span>{variation}</td>\
+         <td class=\"board\">{board}</td>\
+         <td><span class=\"mv bad\">{}{}</span><br>{change}<br>{}</td>\
+         <td><span class=\"mv good\">{}</span><br>{}<div class=\"line\">{}</div></td></tr>\n",
+        ply.number,
+        capitalized(ply.side),
+        escape(&ply.played),
+        ply.class.strength().unwrap_or(""),
+        result_words(ply.side, ply.after),
+        escape(&ply.best.join(", ")),
+        result_words(ply.side, ply.before),
+        line.join(" ")
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_in_words() {
+        assert_eq!(
+            result_words(Color::White, Outcome::win(61)),
+            "White wins in 61 plies"
+        );
+        assert_eq!(
+            result_words(Color::White, Outcome::loss(1)),
+            "Black wins in 1 ply"
+        );
+        assert_eq!(result_words(Color::Black, Outcome::DRAW), "draw");
+    }
+}
