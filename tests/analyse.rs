@@ -575,6 +575,8 @@ fn tinsley_games_are_all_handled() {
         "{stderr}"
     );
     assert_eq!(stderr.matches("(skipped)").count(), failing, "{stderr}");
+    // Many games, but stderr is not a terminal: no progress bar.
+    assert!(games >= 20 && !stderr.contains("games, eta"), "{stderr}");
 
     let out = std::fs::read_to_string(&pdn).expect("annotated output");
     let mut replayer = Replayer::new(None);
@@ -902,6 +904,25 @@ fn html_page_has_one_diagram_per_mistake() {
         assert_eq!(section.matches("<rect class=\"from\"").count(), 1);
         assert_eq!(section.matches("<rect class=\"to\"").count(), 1);
     }
+
+    // The annotated sample (a comment and a variation after a mistake, three variants)
+    // analysed again gives the same games.
+    let again = dir.join("again.pdn");
+    let run = Command::new(env!("CARGO_BIN_EXE_damka"))
+        .arg("analyse")
+        .arg(dir.join("out.pdn"))
+        .arg("--tables")
+        .arg(sample_tables())
+        .arg("-o")
+        .arg(&again)
+        .output()
+        .expect("damka runs");
+    assert_eq!(run.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(&again).expect("output"),
+        pdn,
+        "analysing the output again changes it"
+    );
 }
 
 /// Renders the sample page in headless Chromium and writes the screenshot to

@@ -300,14 +300,7 @@ impl Walk<'_> {
                         place.number = place.number.next();
                         continue;
                     };
-                    let next = self.play(&p, &place, &m.text, depth)?;
-                    place = Place {
-                        pos: Some(next.0),
-                        known: Some(next.1),
-                        to_move: Some(next.0.side_to_move()),
-                        number: place.number.next(),
-                        last: Some(next.2),
-                    };
+                    place = self.play(&p, &place, &m.text, depth)?;
                 }
                 Node::UnknownMove => {
                     before = Some(place);
@@ -346,15 +339,14 @@ impl Walk<'_> {
     }
 
     /// Plays the move `text` from `p`, recording its verdicts and, from a table position, its
-    /// classification. Returns the position after it, that position's verdict and the move's
-    /// start and end squares.
+    /// classification. Returns where the line stands after it.
     fn play<R: Rules>(
         &mut self,
         p: &Position<R>,
         place: &Place<R>,
         text: &str,
         depth: usize,
-    ) -> Result<(Position<R>, Option<Outcome>, (Square, Square)), AnalyseError> {
+    ) -> Result<Place<R>, AnalyseError> {
         let number = place.number;
         let legal = legal_moves(p);
         let found = parse_move(R::VARIANT, &legal, text)
@@ -406,7 +398,13 @@ impl Walk<'_> {
         let next = p.play(&found.mv);
         let verdict = lookup(self.tb, &next)?;
         self.analysis.after.push(verdict);
-        Ok((next, verdict, (found.mv.from(), found.mv.to())))
+        Ok(Place {
+            pos: Some(next),
+            known: Some(verdict),
+            to_move: Some(next.side_to_move()),
+            number: number.next(),
+            last: Some((found.mv.from(), found.mv.to())),
+        })
     }
 }
 

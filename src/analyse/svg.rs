@@ -225,7 +225,7 @@ pub fn escape(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::notation::{parse_fen, parse_square};
-    use crate::rules::{English, International, Turkish};
+    use crate::rules::{English, International, Russian, Turkish};
 
     fn squares_drawn(svg: &str) -> usize {
         svg.matches("<rect x=").count() - 1
@@ -246,6 +246,12 @@ mod tests {
         assert_eq!(svg.matches(&format!("fill=\"{DARK}\"")).count(), 50);
         assert_eq!(svg.matches("class=\"white man\"").count(), 20);
         assert!(svg.contains(">50</text>"));
+
+        // Russian: the 8x8 dark squares, named by coordinates rather than numbers.
+        let svg = diagram(&Position::<Russian>::initial(), None, "x");
+        assert_eq!(squares_drawn(&svg), 64);
+        assert_eq!(svg.matches(&format!("fill=\"{DARK}\"")).count(), 32);
+        assert!(svg.contains(">a</text>") && !svg.contains(">32</text>"));
 
         let svg = diagram(&Position::<Turkish>::initial(), None, "x");
         assert_eq!(squares_drawn(&svg), 64);
