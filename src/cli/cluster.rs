@@ -351,8 +351,10 @@ fn status(args: &StatusArgs) -> Result<(), CliError> {
             }
             out.push('\n');
         }
+        let mut verify_failed = false;
         if let Some(id) = verify {
             let what = verify_info.map_or("no longer listed by Slurm".to_string(), |i| {
+                verify_failed = i.is_finished() && !["COMPLETED", "CANCELLED"].contains(&&*i.state);
                 match i.exit_code.as_deref().filter(|c| *c != "0:0") {
                     Some(code) => format!("{} exit code {code}", i.state),
                     None => i.state,
@@ -361,9 +363,14 @@ fn status(args: &StatusArgs) -> Result<(), CliError> {
             out.push_str(&format!("{variant} verify: job {id} {what}\n"));
         }
         out.push_str(&format!(
-            "{variant} up to {pieces} pieces: {}\n",
+            "{variant} up to {pieces} pieces: {}",
             Tally::of(&list)
         ));
+        if verify_failed {
+            let log = log_path(&dir, variant, None);
+            out.push_str(&format!("; verification failed, see {}", log.display()));
+        }
+        out.push('\n');
         print_out(&out)?;
     }
     Ok(())
