@@ -6,15 +6,20 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::rules::Rules;
-use crate::tablebase::generate::{job_done, missing_inputs};
-use crate::tablebase::{Material, SliceIndex, SliceJob, SliceReport, build_job, plan};
+use crate::tablebase::generate::{
+    BUILD_CACHE_BYTES, MAX_SLICE_POSITIONS, job_done, missing_inputs,
+};
+use crate::tablebase::{
+    Estimate, Material, SliceIndex, SliceJob, SliceReport, build_job, estimate, plan,
+};
 use crate::{Variant, with_rules};
 
-use super::tables::{open, tables_dir};
+use super::tables::{human_bytes, human_seconds, open, tables_dir};
 use super::{CliError, print_out};
 
-/// Decoded blocks cached while building: inputs are read often.
-const BUILD_CACHE_BYTES: usize = 1 << 30;
+/// The test hook: `damka generate --slice KEY` fails at once when this variable names the
+/// slice or its twin, so that tests can make one job of a cluster build fail.
+pub const FAIL_SLICE_VAR: &str = "DAMKA_FAIL_SLICE";
 
 /// Arguments of `damka generate`.
 #[derive(clap::Args)]
@@ -66,6 +71,7 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
         code: 2,
     })?;
     if args.slice.is_some() {
+        fail_on_request(&jobs[0])?;
         let missing = missing_inputs(&dir, R::VARIANT, &jobs[0]);
         if !missing.is_empty() {
             let list: Vec<String> = missing.iter().map(|p| p.display().to_string()).collect();
@@ -120,6 +126,21 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
     print_out(&summary(&reports, start.elapsed().as_secs_f64()))
 }
 
+/// Honours [`FAIL_SLICE_VAR`] (a test hook).
+fn fail_on_request(job: &SliceJob) -> Result<(), CliError> {
+    let Some(value) = std::env::var_os(FAIL_SLICE_VAR) else {
+        return Ok(());
+    };
+    let asked = value.to_string_lossy();
+    match asked.parse::<Material>() {
+        Ok(m) if job.slices.contains(&m) => Err(CliError {
+            message: format!("{FAIL_SLICE_VAR}={asked}: failing on purpose (test hook)"),
+            code: 1,
+        }),
+        _ => Ok(()),
+    }
+}
+
 fn slice_names(job: &SliceJob) -> String {
     job.slices
         .iter()
@@ -144,17 +165,16 @@ fn progress_bar(quiet: bool, job: &SliceJob) -> ProgressBar {
 
 fn plan_text<R: Rules>(jobs: &[SliceJob]) -> String {
     let mut out = String::new();
-    for job in jobs {
-        let size: u64 = job
-            .slices
-            .iter()
-            .map(|&m| SliceIndex::<R>::new(m).size())
-            .sum();
+    let estimates: Vec<Estimate> = jobs.iter().map(estimate::<R>).collect();
+    for (job, e) in jobs.iter().zip(&estimates) {
         let inputs: Vec<String> = job.inputs.iter().map(|m| m.to_string()).collect();
         out.push_str(&format!(
-            "{} pieces {} positions {size} inputs {}\n",
+            "{} pieces {} positions {} memory {} one-core {} inputs {}\n",
             slice_names(job),
             job.key().pieces(),
+            e.positions,
+            human_bytes(e.memory_bytes),
+            human_seconds(e.core_seconds),
             if inputs.is_empty() {
                 "-".to_string()
             } else {
@@ -162,7 +182,41 @@ fn plan_text<R: Rules>(jobs: &[SliceJob]) -> String {
             }
         ));
     }
+    if let Some(total) = plan_total(jobs, &estimates) {
+        out.push_str(&total);
+    }
     out
+}
+
+/// The closing line of a plan: totals, the largest job, and the slices too large to build.
+fn plan_total(jobs: &[SliceJob], estimates: &[Estimate]) -> Option<String> {
+    let (largest, e) = jobs
+        .iter()
+        .zip(estimates)
+        .max_by_key(|(_, e)| e.positions)?;
+    let positions: u64 = estimates.iter().map(|e| e.positions).sum();
+    let seconds: f64 = estimates.iter().map(|e| e.core_seconds).sum();
+    let too_large = estimates
+        .iter()
+        .filter(|e| e.largest_slice > MAX_SLICE_POSITIONS)
+        .count();
+    let mut line = format!(
+        "total jobs {} positions {positions} core-hours {:.1}; largest {} memory {} \
+         one-core {}",
+        jobs.len(),
+        seconds / 3600.0,
+        slice_names(largest),
+        human_bytes(e.memory_bytes),
+        human_seconds(e.core_seconds),
+    );
+    if too_large > 0 {
+        line.push_str(&format!(
+            "; {too_large} jobs have a slice over {MAX_SLICE_POSITIONS} indices, more than \
+             the generator can build"
+        ));
+    }
+    line.push('\n');
+    Some(line)
 }
 
 fn summary(reports: &[SliceReport], seconds: f64) -> String {

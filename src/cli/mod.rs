@@ -1,6 +1,7 @@
 //! The command line: one file per subcommand, each thin over the library.
 
 mod analyse;
+mod cluster;
 mod generate;
 mod info;
 mod moves;
@@ -92,6 +93,8 @@ enum Command {
     Info(info::Args),
     /// Annotate PDN games with perfect-play verdicts from the tables.
     Analyse(analyse::Args),
+    /// Build the tables on a Slurm cluster, one job per slice, and follow the build.
+    Cluster(cluster::Args),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -127,6 +130,7 @@ pub fn main() -> ExitCode {
         Command::Verify(args) => verify::run(args),
         Command::Info(args) => info::run(args),
         Command::Analyse(args) => analyse::run(args),
+        Command::Cluster(args) => cluster::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -49,3 +49,27 @@ pub fn slices(dir: &Path, variant: Variant) -> Result<Vec<Material>, CliError> {
     out.sort_by_key(|m| (m.pieces(), *m));
     Ok(out)
 }
+
+/// Bytes for people: `512 MiB`, `1.09 GiB`, `2.3 TiB`.
+pub fn human_bytes(bytes: u64) -> String {
+    const MIB: f64 = (1u64 << 20) as f64;
+    let mib = bytes as f64 / MIB;
+    if mib < 1024.0 {
+        format!("{:.0} MiB", mib.ceil())
+    } else if mib < 1024.0 * 1024.0 {
+        format!("{:.2} GiB", mib / 1024.0)
+    } else {
+        format!("{:.2} TiB", mib / (1024.0 * 1024.0))
+    }
+}
+
+/// Seconds for people: `0.4 s`, `12 min`, `3.5 h`.
+pub fn human_seconds(seconds: f64) -> String {
+    if seconds < 60.0 {
+        format!("{seconds:.1} s")
+    } else if seconds < 3600.0 {
+        format!("{:.1} min", seconds / 60.0)
+    } else {
+        format!("{:.1} h", seconds / 3600.0)
+    }
+}

@@ -46,6 +46,69 @@ const NO_POSITION: u16 = u16::MAX;
 const CAPTURE: u16 = 0x8000;
 const CHUNK: u64 = 1 << 13;
 
+/// Decoded input blocks a build caches (`damka generate` opens its inputs with it): inputs
+/// are read often, and a large slice fills it.
+pub const BUILD_CACHE_BYTES: usize = 1 << 30;
+
+/// Peak bytes a build holds per position of its slices: the state word and the crowning
+/// value (6), the solved values (2) and the ply lists. Measured with `/usr/bin/time -v` on
+/// one-thread builds of English 1211+1112 and 0402+0204 and International 0401+0104:
+/// 9.3-9.5 bytes per position.
+pub const BUILD_BYTES_PER_POSITION: u64 = 10;
+
+/// Bytes a build holds besides its positions and the cache: code, threads, input maps.
+pub const BUILD_BASE_BYTES: u64 = 64 << 20;
+
+/// The most indices a slice may have for this generator (its ply lists hold 32-bit
+/// indices); a larger slice is refused with [`GenerateError::TooLarge`].
+pub const MAX_SLICE_POSITIONS: u64 = u32::MAX as u64 - 1;
+
+/// What building one job is expected to cost.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Estimate {
+    /// Indices of the job's slices.
+    pub positions: u64,
+    /// Positions of its largest slice (what [`MAX_SLICE_POSITIONS`] limits).
+    pub largest_slice: u64,
+    /// Peak memory, bytes: positions, a full input cache and the base.
+    pub memory_bytes: u64,
+    /// Seconds on one core.
+    pub core_seconds: f64,
+}
+
+/// Positions a build solves per second on one core, measured with one thread (files
+/// written) on this project's 2-core AMD EPYC machine, shared with other work: 1.7 M/s for
+/// English 1211+1112 and International 1201+0112, both with men; slices of kings only are
+/// slower, 1.1 M/s for English 0402+0204 (short kings) and 0.5 M/s for International
+/// 0401+0104 (flying kings walk long rays). The figures used are rounded down.
+pub fn positions_per_core_second<R: Rules>(job: &SliceJob) -> f64 {
+    if job.key().men() > 0 {
+        1.5e6
+    } else if R::FLYING_KINGS {
+        0.5e6
+    } else {
+        1.1e6
+    }
+}
+
+/// The expected memory and one-core time of building `job`.
+pub fn estimate<R: Rules>(job: &SliceJob) -> Estimate {
+    let sizes: Vec<u64> = job
+        .slices
+        .iter()
+        .map(|&m| SliceIndex::<R>::new(m).size())
+        .collect();
+    let positions: u64 = sizes.iter().sum();
+    Estimate {
+        positions,
+        largest_slice: sizes.iter().copied().max().unwrap_or(0),
+        memory_bytes: positions * BUILD_BYTES_PER_POSITION
+            + BUILD_CACHE_BYTES as u64
+            + BUILD_BASE_BYTES,
+        core_seconds: positions as f64 / positions_per_core_second::<R>(job),
+    }
+}
+
 /// Why a build failed.
 #[derive(Debug)]
 pub enum GenerateError {
@@ -210,7 +273,7 @@ impl<R: Rules> Slice<R> {
     fn new(m: Material) -> Result<Self, GenerateError> {
         let index = SliceIndex::<R>::new(m);
         let n = index.size();
-        if n >= u32::MAX as u64 {
+        if n > MAX_SLICE_POSITIONS {
             return Err(GenerateError::TooLarge(m, n));
         }
         Ok(Slice {
