@@ -16,6 +16,7 @@ pub mod cli;
 pub mod notation;
 pub mod pdn;
 pub mod rules;
+pub mod search;
 pub mod tablebase;
 
 pub use rules::{Color, Move, Position, Rules, Variant};
