@@ -6,6 +6,7 @@ mod info;
 mod moves;
 mod pdn;
 mod perft;
+mod play;
 mod probe;
 mod tables;
 mod verify;
@@ -92,6 +93,8 @@ enum Command {
     Info(info::Args),
     /// Annotate PDN games with perfect-play verdicts from the tables.
     Analyse(analyse::Args),
+    /// Search a position and print the best move, its score and principal variation.
+    Play(play::Args),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -127,6 +130,7 @@ pub fn main() -> ExitCode {
         Command::Verify(args) => verify::run(args),
         Command::Info(args) => info::run(args),
         Command::Analyse(args) => analyse::run(args),
+        Command::Play(args) => play::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

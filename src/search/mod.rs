@@ -1,13 +1,29 @@
 //! The engine: iterative deepening principal-variation search with a transposition table,
 //! a capture quiescence, an evaluation per board kind, draw rules and tablebase probes.
 
+pub mod draw;
+pub mod eval;
+pub mod tt;
+pub mod zobrist;
+
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
-use crate::rules::{Move, MoveList, Position, Rules, generate};
-use crate::tablebase::Tablebase;
+use crate::Variant;
+use crate::rules::{Color, Geometry, Move, MoveList, Position, Rules, captures, generate};
+use crate::tablebase::{FileKind, Material, Tablebase, Wdl};
+
+use draw::Counters;
+use eval::Eval;
+use tt::Bound;
+
+/// The deepest the search goes, in plies from the root (iterations stop here too).
+pub const MAX_PLY: usize = 128;
+
+const INF: i32 = 32_000;
 
 /// What bounds a search. With every field `None` the search runs until `stop` is set.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -89,47 +105,673 @@ pub struct SearchResult {
     pub info: SearchInfo,
 }
 
-/// A search engine: its hash table, history, and optional endgame tables.
+/// Scores of the history heuristic, by side, from-square and to-square.
+type History = [[[i32; 64]; 64]; 2];
+
+/// A search engine: its transposition table, history, and optional endgame tables.
+///
+/// ```
+/// use std::sync::atomic::AtomicBool;
+/// use damka::rules::{English, Position};
+/// use damka::search::{Engine, Limits};
+/// let mut engine = Engine::new(16);
+/// let limits = Limits { depth: Some(6), ..Limits::default() };
+/// let game = [Position::<English>::initial()];
+/// let result = engine.search(&game, &limits, &AtomicBool::new(false), &mut |_| {});
+/// assert!(result.best_move.is_some());
+/// assert_eq!(result.info.depth, 6);
+/// ```
 pub struct Engine {
+    tt: tt::Table,
+    history: Box<History>,
     tables: Option<Arc<Tablebase>>,
+    /// For each variant seen, the most pieces for which every table is present.
+    coverage: HashMap<Variant, u32>,
 }
 
 impl Engine {
     /// An engine with a transposition table of about `hash_mb` MiB.
-    pub fn new(_hash_mb: usize) -> Engine {
-        Engine { tables: None }
+    pub fn new(hash_mb: usize) -> Engine {
+        Engine {
+            tt: tt::Table::new(hash_mb),
+            history: Box::new([[[0; 64]; 64]; 2]),
+            tables: None,
+            coverage: HashMap::new(),
+        }
     }
 
     /// Uses `tables` for probes (or none).
     pub fn set_tables(&mut self, tables: Option<Arc<Tablebase>>) {
         self.tables = tables;
+        self.coverage.clear();
     }
 
     /// Forgets everything learnt: clears the transposition table and the history.
-    pub fn new_game(&mut self) {}
+    pub fn new_game(&mut self) {
+        self.tt.clear();
+        self.history = Box::new([[[0; 64]; 64]; 2]);
+    }
+
+    /// The most pieces for which the tables of `R` are complete (both files of every slice);
+    /// 0 without tables.
+    pub fn table_pieces<R: Rules>(&mut self) -> u32 {
+        let Some(tb) = &self.tables else { return 0 };
+        *self
+            .coverage
+            .entry(R::VARIANT)
+            .or_insert_with(|| complete_pieces(tb, R::VARIANT, R::MEN))
+    }
 
     /// Searches the last position of `game` (the game so far, oldest first; used for
     /// repetitions and move-count draws) within `limits`, until `stop` is set. `on_info` is
-    /// called after each completed iteration.
+    /// called after each completed iteration and once at the end.
+    ///
+    /// When the position is in the tables and no move-count rule can cut the win short, the
+    /// move is the table's best (fastest win, slowest loss) and no search is done (depth 0).
+    ///
+    /// # Panics
+    /// If `game` is empty.
     pub fn search<R: Rules>(
         &mut self,
         game: &[Position<R>],
-        _limits: &Limits,
-        _stop: &AtomicBool,
+        limits: &Limits,
+        stop: &AtomicBool,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
-        let pos = game.last().expect("a game has at least one position");
-        let mut list = MoveList::new();
-        generate(pos, &mut list);
-        let best_move = list.as_slice().first().copied();
-        let info = SearchInfo {
-            depth: 0,
-            score: Score(0),
+        let start = Instant::now();
+        let root = *game.last().expect("a game has at least one position");
+        let tb_pieces = self.table_pieces::<R>();
+        let counters = draw::game_counters(game);
+        let tables = self.tables.clone();
+        if tb_pieces > 0 && root.occupied().count() <= tb_pieces {
+            let tb = tables.as_deref().expect("coverage implies tables");
+            let left = draw::plies_left(&root, *counters.last().expect("one position"));
+            if let Some(result) = table_move(tb, &root, left, start) {
+                on_info(&result.info);
+                return result;
+            }
+        }
+        self.tt.next_age();
+        for side in self.history.iter_mut() {
+            for row in side.iter_mut() {
+                for h in row.iter_mut() {
+                    *h /= 8;
+                }
+            }
+        }
+        let (soft, hard) = deadlines(limits, start);
+        let mut s = Searcher {
+            tt: &mut self.tt,
+            history: &mut self.history,
+            tables: tables.as_deref(),
+            tb_pieces,
+            eval: Eval::new(),
+            keys: game.iter().map(zobrist::key).collect(),
+            counters,
+            lists: vec![MoveList::new(); MAX_PLY + 1],
+            killers: [[None; 2]; MAX_PLY + 1],
+            pv: vec![Vec::new(); MAX_PLY + 2],
             nodes: 0,
-            time: Duration::ZERO,
-            pv: best_move.into_iter().collect(),
+            stop,
+            hard,
+            node_limit: limits.nodes,
+            aborted: false,
+            root_depth: 1,
+        };
+        s.iterate(&root, limits, soft, start, on_info)
+    }
+}
+
+/// The most pieces for which every slice of `variant` has both its files under `tb`.
+fn complete_pieces(tb: &Tablebase, variant: Variant, max_side: u32) -> u32 {
+    let dir = tb.dir().join(variant.name());
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return 0;
+    };
+    let names: HashSet<String> = entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect();
+    let has = |m: &Material| {
+        [FileKind::Wdl, FileKind::Dtw]
+            .iter()
+            .all(|k| names.contains(&format!("{m}.{}", k.extension())))
+    };
+    let mut covered = 0;
+    for pieces in 2..=2 * max_side {
+        let all = Material::all_up_to(pieces, max_side);
+        if all.iter().filter(|m| m.pieces() == pieces).all(has) {
+            covered = pieces;
+        } else {
+            break;
+        }
+    }
+    covered
+}
+
+/// The table's best move at the root, when the tables hold the position and its result
+/// can be reached before a move-count rule draws the game (`left` plies).
+fn table_move<R: Rules>(
+    tb: &Tablebase,
+    root: &Position<R>,
+    left: Option<u32>,
+    start: Instant,
+) -> Option<SearchResult> {
+    let rated = tb.rated_moves(root).ok()?;
+    let best = rated.first()?;
+    let o = best.outcome;
+    if o.wdl != Wdl::Draw && left.is_some_and(|l| u32::from(o.dtw) > l) {
+        return None;
+    }
+    // The line of best moves, as far as the table leads (at most 40 plies).
+    let mut pv = vec![best.mv.mv];
+    let mut pos = root.play(&best.mv.mv);
+    while o.wdl != Wdl::Draw && pv.len() < 40 {
+        let Some(next) = tb.rated_moves(&pos).ok().and_then(|r| r.into_iter().next()) else {
+            break;
+        };
+        pv.push(next.mv.mv);
+        pos = pos.play(&next.mv.mv);
+    }
+    let d = i32::from(o.dtw);
+    let score = match o.wdl {
+        Wdl::Win => Score(Score::WIN - d),
+        Wdl::Loss => Score(-(Score::WIN - d)),
+        Wdl::Draw => Score(0),
+    };
+    Some(SearchResult {
+        best_move: Some(best.mv.mv),
+        info: SearchInfo {
+            depth: 0,
+            score,
+            nodes: 0,
+            time: start.elapsed(),
+            pv,
+        },
+    })
+}
+
+/// The soft deadline (no new iteration after it) and the hard one (abort), from the limits.
+fn deadlines(limits: &Limits, start: Instant) -> (Option<Instant>, Option<Instant>) {
+    let mut soft: Option<Duration> = None;
+    let mut hard: Option<Duration> = None;
+    let mut tighten = |s: Duration, h: Duration| {
+        soft = Some(soft.map_or(s, |x| x.min(s)));
+        hard = Some(hard.map_or(h, |x| x.min(h)));
+    };
+    if let Some(t) = limits.move_time {
+        tighten(t.mul_f64(0.6), t);
+    }
+    if let Some(c) = &limits.clock {
+        let overhead = Duration::from_millis(30);
+        let usable = c.time_left.saturating_sub(overhead);
+        let moves = c.moves_left.unwrap_or(30).clamp(1, 60);
+        let share = usable / moves + c.increment.mul_f64(0.75);
+        let h = (share * 3).min(usable / 2).max(Duration::from_millis(1));
+        tighten((share / 2).min(h), h);
+    }
+    (soft.map(|d| start + d), hard.map(|d| start + d))
+}
+
+/// One search: the state shared by every node.
+struct Searcher<'a, R: Rules> {
+    tt: &'a mut tt::Table,
+    history: &'a mut History,
+    tables: Option<&'a Tablebase>,
+    tb_pieces: u32,
+    eval: Eval<R>,
+    /// Keys of the game's positions, then of the current line.
+    keys: Vec<u64>,
+    /// Draw counters, parallel to `keys`.
+    counters: Vec<Counters>,
+    lists: Vec<MoveList>,
+    killers: [[Option<Move>; 2]; MAX_PLY + 1],
+    pv: Vec<Vec<Move>>,
+    nodes: u64,
+    stop: &'a AtomicBool,
+    hard: Option<Instant>,
+    node_limit: Option<u64>,
+    aborted: bool,
+    root_depth: i32,
+}
+
+/// A win score as stored in the table: relative to the node, not the root.
+fn to_tt(score: i32, ply: usize) -> i32 {
+    if score >= Score::DECISIVE {
+        score + ply as i32
+    } else if score <= -Score::DECISIVE {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+/// A stored score read back at `ply`.
+fn from_tt(score: i32, ply: usize) -> i32 {
+    if score >= Score::DECISIVE {
+        score - ply as i32
+    } else if score <= -Score::DECISIVE {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+/// Whether the side to move has any move at all (a step into an empty square or a capture
+/// is enough; called only when it has no capture).
+fn has_quiet_move<R: Rules>(pos: &Position<R>) -> bool {
+    let side = pos.side_to_move();
+    let empty = pos.empty().0;
+    let men = pos.men_of(side).0;
+    let kings = pos.kings_of(side).0;
+    let man_dirs = R::Board::FORWARD[side.index()] | R::Board::SIDEWAYS;
+    (0..4).any(|d| {
+        let movers = if man_dirs >> d & 1 == 1 {
+            men | kings
+        } else {
+            kings
+        };
+        R::Board::step(movers, d) & empty != 0
+    })
+}
+
+impl<R: Rules> Searcher<'_, R> {
+    /// Iterative deepening from depth 1 until a limit says stop.
+    fn iterate(
+        &mut self,
+        root: &Position<R>,
+        limits: &Limits,
+        soft: Option<Instant>,
+        start: Instant,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchResult {
+        let mut list = MoveList::new();
+        generate(root, &mut list);
+        let mut moves: Vec<Move> = list.as_slice().to_vec();
+        let info = |depth, score, nodes, pv| SearchInfo {
+            depth,
+            score,
+            nodes,
+            time: start.elapsed(),
+            pv,
+        };
+        if moves.is_empty() {
+            let result = SearchResult {
+                best_move: None,
+                info: info(0, Score(-Score::WIN), 0, Vec::new()),
+            };
+            on_info(&result.info);
+            return result;
+        }
+        let key = *self.keys.last().expect("root key");
+        let tt_move = self.tt.get(key).and_then(|e| e.mv);
+        self.order(&mut moves, tt_move, 0, root.side_to_move());
+        let timed = limits.move_time.is_some() || limits.clock.is_some();
+        let bounded = timed || limits.depth.is_some() || limits.nodes.is_some();
+        let max_depth = limits
+            .depth
+            .unwrap_or(MAX_PLY as u32 / 2)
+            .clamp(1, MAX_PLY as u32 / 2);
+        let mut best: Option<SearchInfo> = None;
+        for depth in 1..=max_depth {
+            self.root_depth = depth as i32;
+            let Some(score) = self.root(root, &mut moves, depth as i32) else {
+                break;
+            };
+            let report = info(depth, Score(score), self.nodes, self.pv[0].clone());
+            on_info(&report);
+            best = Some(report);
+            let sc = Score(score);
+            // A forced result seen in full does not change with more depth.
+            let proven = sc
+                .plies_to_end()
+                .is_some_and(|n| n < depth as i32 && self.tables.is_none());
+            if (timed && moves.len() == 1)
+                || (bounded && proven)
+                || soft.is_some_and(|t| Instant::now() >= t)
+            {
+                break;
+            }
+        }
+        let info = match best {
+            Some(mut b) => {
+                b.nodes = self.nodes;
+                b.time = start.elapsed();
+                b
+            }
+            None => info(0, Score(0), self.nodes, vec![moves[0]]),
         };
         on_info(&info);
-        SearchResult { best_move, info }
+        SearchResult {
+            best_move: info.pv.first().copied().or(Some(moves[0])),
+            info,
+        }
     }
+
+    /// One iteration at the root; `None` when aborted. The best move goes to the front.
+    fn root(&mut self, pos: &Position<R>, moves: &mut Vec<Move>, depth: i32) -> Option<i32> {
+        let mut alpha = -INF;
+        let beta = INF;
+        let mut best = 0;
+        let single = moves.len() == 1;
+        for (i, mv) in moves.iter().enumerate() {
+            let child = pos.play(mv);
+            self.push(pos, &child, mv);
+            let d = depth - 1 + single as i32;
+            let mut score = if i == 0 {
+                -self.pvs(&child, d, -beta, -alpha, 1)
+            } else {
+                -self.pvs(&child, d, -alpha - 1, -alpha, 1)
+            };
+            if i > 0 && score > alpha && !self.aborted {
+                score = -self.pvs(&child, d, -beta, -alpha, 1);
+            }
+            self.pop();
+            if self.aborted {
+                return None;
+            }
+            if score > alpha {
+                alpha = score;
+                best = i;
+                self.set_pv(0, *mv);
+            }
+        }
+        let mv = moves.remove(best);
+        moves.insert(0, mv);
+        let key = *self.keys.last().expect("root key");
+        self.tt.put(key, Some(mv), alpha, depth, Bound::Exact);
+        Some(alpha)
+    }
+
+    /// Counts a node; says whether the search must stop.
+    #[inline(always)]
+    fn poll(&mut self) -> bool {
+        self.nodes += 1;
+        if self.node_limit.is_some_and(|n| self.nodes >= n) {
+            self.aborted = true;
+        }
+        if self.nodes & 2047 == 0
+            && (self.stop.load(Ordering::Relaxed) || self.hard.is_some_and(|t| Instant::now() >= t))
+        {
+            self.aborted = true;
+        }
+        self.aborted
+    }
+
+    fn push(&mut self, pos: &Position<R>, child: &Position<R>, mv: &Move) {
+        let key = zobrist::after(pos, *self.keys.last().expect("key"), mv);
+        let c = draw::next(pos, *self.counters.last().expect("counters"), child);
+        self.keys.push(key);
+        self.counters.push(c);
+    }
+
+    fn pop(&mut self) {
+        self.keys.pop();
+        self.counters.pop();
+    }
+
+    /// `pv[ply]` becomes `mv` followed by `pv[ply + 1]`.
+    fn set_pv(&mut self, ply: usize, mv: Move) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        let line = &mut head[ply];
+        line.clear();
+        line.push(mv);
+        line.extend_from_slice(&tail[0]);
+    }
+
+    /// Whether the current position (at `ply` > 0) is drawn by rule: a move count ran out
+    /// or the position occurred before since the last irreversible move.
+    fn rule_draw(&self, pos: &Position<R>) -> bool {
+        let n = self.keys.len() - 1;
+        let c = self.counters[n];
+        if draw::count_draw(pos, c) {
+            return true;
+        }
+        let key = self.keys[n];
+        let oldest = n.saturating_sub(c.quiet as usize);
+        (oldest..n.saturating_sub(1))
+            .rev()
+            .step_by(2)
+            .any(|i| self.keys[i] == key)
+    }
+
+    /// The table's verdict on `pos`, when it holds the position and the result cannot be
+    /// changed by a move-count rule. Wins are worth more the sooner they come.
+    fn probe(&mut self, pos: &Position<R>, ply: usize) -> Option<i32> {
+        if pos.occupied().count() > self.tb_pieces {
+            return None;
+        }
+        let o = self.tables?.probe_dtw(pos).ok()?;
+        let d = i32::from(o.dtw);
+        let left = draw::plies_left(pos, *self.counters.last().expect("counters"));
+        if o.wdl != Wdl::Draw && left.is_some_and(|l| o.dtw as u32 > l) {
+            return None;
+        }
+        Some(match o.wdl {
+            Wdl::Draw => 0,
+            Wdl::Win => Score::WIN - ply as i32 - d,
+            Wdl::Loss => -(Score::WIN - ply as i32 - d),
+        })
+    }
+
+    /// Orders `moves` best first: the table move, captures (most pieces first), crowning,
+    /// killers, then by history.
+    fn order(&self, moves: &mut [Move], tt_move: Option<Move>, ply: usize, side: Color) {
+        let killers = self.killers[ply];
+        let history = &self.history[side.index()];
+        moves.sort_by_cached_key(|mv| {
+            let s: i32 = if Some(*mv) == tt_move {
+                1 << 30
+            } else if mv.is_capture() {
+                (1 << 26)
+                    + 64 * mv.captured().count() as i32
+                    + 8 * (mv.captured() & mv.kings_delta()).count() as i32
+                    + mv.is_promotion() as i32
+            } else if mv.is_promotion() {
+                1 << 25
+            } else if Some(*mv) == killers[0] {
+                (1 << 24) + 1
+            } else if Some(*mv) == killers[1] {
+                1 << 24
+            } else {
+                history[mv.from().bit() as usize][mv.to().bit() as usize]
+            };
+            std::cmp::Reverse(s)
+        });
+    }
+
+    /// Principal-variation search of `pos` to `depth` plies within (`alpha`, `beta`).
+    fn pvs(
+        &mut self,
+        pos: &Position<R>,
+        depth: i32,
+        mut alpha: i32,
+        mut beta: i32,
+        ply: usize,
+    ) -> i32 {
+        if depth <= 0 {
+            return self.quiesce(pos, alpha, beta, ply);
+        }
+        self.pv[ply].clear();
+        if self.poll() {
+            return 0;
+        }
+        if self.rule_draw(pos) {
+            return 0;
+        }
+        // No line from here can end sooner than a win at this ply.
+        alpha = alpha.max(-(Score::WIN - ply as i32));
+        beta = beta.min(Score::WIN - ply as i32 - 1);
+        if alpha >= beta {
+            return alpha;
+        }
+        if ply >= MAX_PLY - 1 {
+            return self.eval.evaluate(pos);
+        }
+        if let Some(score) = self.probe(pos, ply) {
+            return score;
+        }
+        let pv_node = beta - alpha > 1;
+        let key = *self.keys.last().expect("key");
+        let entry = self.tt.get(key);
+        if let Some(e) = entry
+            && !pv_node
+            && i32::from(e.depth) >= depth
+        {
+            let s = from_tt(e.score, ply);
+            let cut = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => s >= beta,
+                Bound::Upper => s <= alpha,
+            };
+            if cut {
+                return s;
+            }
+        }
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        generate(pos, &mut list);
+        let mut moves: Vec<Move> = list.as_slice().to_vec();
+        self.lists[ply] = list;
+        if moves.is_empty() {
+            return -(Score::WIN - ply as i32);
+        }
+        let side = pos.side_to_move();
+        self.order(&mut moves, entry.and_then(|e| e.mv), ply, side);
+        // A forced move does not use up depth (within reason).
+        let extend = (moves.len() == 1 && (ply as i32) < 2 * self.root_depth + 8) as i32;
+        let alpha0 = alpha;
+        let mut best = -INF;
+        let mut best_move = None;
+        for (i, mv) in moves.iter().enumerate() {
+            let child = pos.play(mv);
+            self.push(pos, &child, mv);
+            let d = depth - 1 + extend;
+            let quiet = !mv.is_capture() && !mv.is_promotion();
+            let mut score;
+            if i == 0 {
+                score = -self.pvs(&child, d, -beta, -alpha, ply + 1);
+            } else {
+                let reduce =
+                    (depth >= 3 && i >= 3 && quiet && !self.killers[ply].contains(&Some(*mv)))
+                        as i32;
+                score = -self.pvs(&child, d - reduce, -alpha - 1, -alpha, ply + 1);
+                if reduce > 0 && score > alpha && !self.aborted {
+                    score = -self.pvs(&child, d, -alpha - 1, -alpha, ply + 1);
+                }
+                if score > alpha && score < beta && !self.aborted {
+                    score = -self.pvs(&child, d, -beta, -alpha, ply + 1);
+                }
+            }
+            self.pop();
+            if self.aborted {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = Some(*mv);
+                if score > alpha {
+                    alpha = score;
+                    self.set_pv(ply, *mv);
+                    if score >= beta {
+                        if quiet {
+                            self.reward(side, mv, depth, ply);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > alpha0 {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.put(key, best_move, to_tt(best, ply), depth, bound);
+        best
+    }
+
+    /// A quiet move caused a cut-off: remember it as a killer and in the history.
+    fn reward(&mut self, side: Color, mv: &Move, depth: i32, ply: usize) {
+        let k = &mut self.killers[ply];
+        if k[0] != Some(*mv) {
+            k[1] = k[0];
+            k[0] = Some(*mv);
+        }
+        let h = &mut self.history[side.index()][mv.from().bit() as usize][mv.to().bit() as usize];
+        *h += depth * depth;
+        if *h > 1 << 20 {
+            for row in self.history[side.index()].iter_mut() {
+                for x in row.iter_mut() {
+                    *x /= 2;
+                }
+            }
+        }
+    }
+
+    /// The search beyond the horizon: captures are compulsory, so every capture sequence
+    /// is played out; a position without a capture is evaluated (or looked up in the tables).
+    fn quiesce(&mut self, pos: &Position<R>, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        self.pv[ply].clear();
+        if self.poll() {
+            return 0;
+        }
+        if ply >= MAX_PLY - 1 {
+            return self.eval.evaluate(pos);
+        }
+        if let Some(score) = self.probe(pos, ply) {
+            return score;
+        }
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        captures(pos, &mut list);
+        let mut moves: Vec<Move> = list.as_slice().to_vec();
+        self.lists[ply] = list;
+        if moves.is_empty() {
+            if !has_quiet_move(pos) {
+                return -(Score::WIN - ply as i32);
+            }
+            if self.rule_draw(pos) {
+                return 0;
+            }
+            return self.eval.evaluate(pos);
+        }
+        self.order(&mut moves, None, ply, pos.side_to_move());
+        let mut best = -INF;
+        for mv in &moves {
+            let child = pos.play(mv);
+            self.push(pos, &child, mv);
+            let score = -self.quiesce(&child, -beta, -alpha, ply + 1);
+            self.pop();
+            if self.aborted {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    self.set_pv(ply, *mv);
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+}
+
+/// The moves of `line`, played from `pos`, as PDN move text (stops at the first move that is
+/// not legal where it stands).
+pub fn line_text<R: Rules>(pos: &Position<R>, line: &[Move]) -> Vec<String> {
+    let mut pos = *pos;
+    let mut out = Vec::with_capacity(line.len());
+    for mv in line {
+        let legal = crate::rules::legal_moves(&pos);
+        let Some(i) = legal.iter().position(|lm| lm.mv == *mv) else {
+            break;
+        };
+        out.push(crate::notation::move_text(R::VARIANT, &legal, i));
+        pos = pos.play(mv);
+    }
+    out
 }
