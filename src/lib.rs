@@ -13,6 +13,7 @@
 
 pub mod analyse;
 pub mod cli;
+pub mod hub;
 pub mod notation;
 pub mod pdn;
 pub mod rules;

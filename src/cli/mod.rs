@@ -2,6 +2,7 @@
 
 mod analyse;
 mod generate;
+mod hub;
 mod info;
 mod moves;
 mod pdn;
@@ -93,6 +94,8 @@ enum Command {
     Info(info::Args),
     /// Annotate PDN games with perfect-play verdicts from the tables.
     Analyse(analyse::Args),
+    /// Speak the Hub protocol on stdin and stdout, for GUIs and libraries (pydraughts).
+    Hub(hub::Args),
     /// Search a position and print the best move, its score and principal variation.
     Play(play::Args),
 }
@@ -131,6 +134,7 @@ pub fn main() -> ExitCode {
         Command::Info(args) => info::run(args),
         Command::Analyse(args) => analyse::run(args),
         Command::Play(args) => play::run(args),
+        Command::Hub(args) => hub::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
