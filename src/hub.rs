@@ -218,8 +218,18 @@ where
         limits: Limits::default(),
     };
     let result = (|| {
-        for line in input.lines() {
-            let Ok(line) = line else { break };
+        let mut input = input;
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            match input.read_until(b'\n', &mut buf) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            }
+            // Bytes that are not UTF-8 become U+FFFD and, at worst, an `error` answer.
+            let line = String::from_utf8_lossy(&buf);
             if let Flow::Quit = session.handle(&line)? {
                 break;
             }
@@ -342,6 +352,11 @@ impl Session {
         match name {
             "variant" => match parse_variant(value) {
                 Some(v) => {
+                    if v != self.variant
+                        && let Some(engine) = &mut self.engine
+                    {
+                        engine.new_game();
+                    }
                     self.variant = v;
                     self.setup = Setup::initial();
                 }
@@ -415,7 +430,8 @@ impl Session {
     }
 
     fn level(&mut self, line: &Line) -> io::Result<()> {
-        let mut clock: Option<(Option<Duration>, Duration, Option<u32>)> = None;
+        let (mut time, mut inc, mut moves_left) = (None, Duration::ZERO, None);
+        let (mut time_named, mut clock_named) = (false, false);
         for (name, value) in &line.args {
             let value = value.as_deref().unwrap_or("");
             let bad = || format!("level: bad {name} '{value}'");
@@ -432,34 +448,39 @@ impl Session {
                     Some(t) => self.limits.move_time = Some(t),
                     None => self.error(&bad())?,
                 },
-                "time" | "inc" | "moves" => {
-                    let c = clock.get_or_insert((None, Duration::ZERO, None));
-                    let ok = match name.as_str() {
-                        "time" => seconds(value).map(|t| c.0 = Some(t)).is_some(),
-                        "inc" => seconds(value).map(|t| c.1 = t).is_some(),
-                        _ => value
-                            .parse::<u32>()
-                            .map(|m| c.2 = (m > 0).then_some(m))
-                            .is_ok(),
-                    };
-                    if !ok {
-                        self.error(&bad())?;
+                "time" => {
+                    time_named = true;
+                    match seconds(value) {
+                        Some(t) => time = Some(t),
+                        None => self.error(&bad())?,
+                    }
+                }
+                "inc" => {
+                    clock_named = true;
+                    match seconds(value) {
+                        Some(t) => inc = t,
+                        None => self.error(&bad())?,
+                    }
+                }
+                "moves" => {
+                    clock_named = true;
+                    match value.parse::<u32>() {
+                        Ok(m) => moves_left = (m > 0).then_some(m),
+                        Err(_) => self.error(&bad())?,
                     }
                 }
                 // `infinite` is what no limit means; `ponder` changes nothing here.
                 _ => {}
             }
         }
-        match clock {
-            Some((Some(time), inc, moves_left)) => {
-                self.limits.clock = Some(Clock {
-                    time_left: time + inc,
-                    increment: inc,
-                    moves_left,
-                });
-            }
-            Some((None, _, _)) => self.error("level: inc= and moves= need time=")?,
-            None => {}
+        if let Some(time) = time {
+            self.limits.clock = Some(Clock {
+                time_left: time + inc,
+                increment: inc,
+                moves_left,
+            });
+        } else if clock_named && !time_named {
+            self.error("level: inc= and moves= need time=")?;
         }
         Ok(())
     }
@@ -518,10 +539,14 @@ impl Session {
     }
 }
 
-/// Seconds as the protocol writes them (a real number, not negative).
+/// Seconds as the protocol writes them (a real number). A negative time, which a GUI may
+/// send when the clock has run out, counts as none left.
 fn seconds(text: &str) -> Option<Duration> {
     let s: f64 = text.parse().ok()?;
-    Duration::try_from_secs_f64(s).ok()
+    if !s.is_finite() {
+        return None;
+    }
+    Duration::try_from_secs_f64(s.max(0.0)).ok()
 }
 
 /// The moves of a principal variation in Hub notation.
@@ -582,13 +607,17 @@ mod tests {
     }
 
     fn session(input: &str) -> Vec<String> {
+        session_bytes(input.as_bytes())
+    }
+
+    fn session_bytes(input: &[u8]) -> Vec<String> {
         let out = Shared::default();
         let options = Options {
             variant: Variant::International,
             hash_mb: 1,
             tables: PathBuf::new(),
         };
-        run(io::Cursor::new(input.to_string()), out.clone(), options).unwrap();
+        run(io::Cursor::new(input.to_vec()), out.clone(), options).unwrap();
         let bytes = out.0.lock().unwrap().clone();
         String::from_utf8(bytes)
             .unwrap()
@@ -687,6 +716,18 @@ mod tests {
     }
 
     #[test]
+    fn bytes_that_are_not_utf8_do_not_end_the_session() {
+        let lines = session_bytes(b"\xff\xfe go\r\nping\r\n");
+        assert_eq!(
+            lines,
+            [
+                "error message=\"unknown command '\u{fffd}\u{fffd}'\"",
+                "pong"
+            ]
+        );
+    }
+
+    #[test]
     fn levels_make_limits() {
         let mut s = Session {
             out: Arc::new(Mutex::new(Box::new(Shared::default()))),
@@ -717,7 +758,11 @@ mod tests {
             })
         );
         assert_eq!(level(&mut s, "level infinite"), Limits::default());
-        assert_eq!(level(&mut s, "level time=-1"), Limits::default());
+        // Out of time: none left, not no limit.
+        let clock = level(&mut s, "level time=-0.05 inc=0.1").clock.unwrap();
+        assert_eq!(clock.time_left, Duration::from_millis(100));
+        assert_eq!(level(&mut s, "level time=nan"), Limits::default());
+        assert_eq!(level(&mut s, "level inc=2"), Limits::default());
     }
 
     #[test]

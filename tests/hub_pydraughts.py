@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""pydraughts (PyPI) drives `damka hub` through an International game and an English one.
+"""pydraughts (PyPI) drives `damka hub` through an International game and an English one,
+then short Italian, Russian, Brazilian and Turkish games.
 
 Run with a Python that has pydraughts installed (`.ci/run` makes a virtual environment):
 
@@ -87,25 +88,27 @@ def main():
         fail(f"no damka binary at {binary} (cargo build --release)")
     signal.signal(signal.SIGALRM, lambda *_: fail(f"no answer within {WATCHDOG_SECONDS} s"))
     signal.alarm(WATCHDOG_SECONDS)
-    international = play_game(
-        binary,
-        "standard",
-        "standard",
-        12,
-        [Limit(movetime=0.05), Limit(time=3, inc=0.05), Limit(depth=3)],
-    )
-    english = play_game(
-        binary,
-        "english",
-        "english",
-        12,
-        [Limit(depth=4), Limit(movetime=0.05), Limit(nodes=2000)],
-    )
-    if len(international) < 12 or len(english) < 12:
-        fail(f"games ended early: {international} / {english}")
+    # (pydraughts variant, name sent with set-param, plies, limits cycled through)
+    games = [
+        ("standard", "standard", 12,
+         [Limit(movetime=0.05), Limit(time=3, inc=0.05), Limit(depth=3)]),
+        ("english", "english", 12,
+         [Limit(depth=4), Limit(movetime=0.05), Limit(nodes=2000)]),
+        # The other variants pydraughts knows: their positions and moves differ again.
+        ("italian", "italian", 8, [Limit(movetime=0.02)]),
+        ("russian", "russian", 8, [Limit(movetime=0.02)]),
+        ("brazilian", "brazilian", 8, [Limit(movetime=0.02)]),
+        ("turkish", "turkish", 8, [Limit(movetime=0.02)]),
+    ]
+    report = []
+    for variant, hub_variant, plies, limits in games:
+        moves = play_game(binary, variant, hub_variant, plies, limits)
+        if len(moves) < plies:
+            fail(f"{variant} game ended after {len(moves)} plies: {' '.join(moves)}")
+        report.append(f"{variant}: {' '.join(moves)}")
     print(
-        f"PASS: pydraughts {draughts.__version__} drove damka hub: "
-        f"International {' '.join(international)}; English {' '.join(english)}",
+        f"PASS: pydraughts {draughts.__version__} drove damka hub through "
+        f"{len(games)} games; " + "; ".join(report),
         flush=True,
     )
 
