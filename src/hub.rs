@@ -45,8 +45,9 @@
 //!   honours a level too, and with none runs until `stop`; `go ponder` searches like
 //!   `go think` (the protocol lets an engine answer early; the GUI buffers the answer).
 //! - During a search the input is still read: `stop` ends it (the answer follows), `ping` is
-//!   answered, `ponder-hit` is accepted, `quit` stops and leaves; any other command stops the
-//!   search, waits for its `done`, and is then carried out.
+//!   answered, `ponder-hit` is accepted, `quit` stops and leaves, an unknown command is
+//!   answered `error` and the search goes on; any other command stops the search, waits for
+//!   its `done`, and is then carried out.
 //! - `new-game` (clears the engine's memory), `ping` (`pong`), `stop` (ignored when idle),
 //!   `ponder-hit`, `quit`.
 //!
@@ -175,6 +176,21 @@ impl Setup {
     }
 }
 
+/// The commands damka knows.
+const COMMANDS: [&str; 11] = [
+    "hub",
+    "set-param",
+    "init",
+    "pos",
+    "level",
+    "go",
+    "new-game",
+    "ping",
+    "stop",
+    "ponder-hit",
+    "quit",
+];
+
 /// A search on its worker thread.
 struct Running {
     handle: JoinHandle<Option<Engine>>,
@@ -289,7 +305,11 @@ impl Session {
                     return Ok(Flow::Continue);
                 }
                 "ponder-hit" => return Ok(Flow::Continue),
-                _ => self.finish_search(true),
+                known if COMMANDS.contains(&known) => self.finish_search(true),
+                other => {
+                    self.error(&format!("unknown command '{other}'"))?;
+                    return Ok(Flow::Continue);
+                }
             }
         } else {
             self.finish_search(false);
@@ -682,6 +702,13 @@ mod tests {
         assert!(notation::parse_move(&start, &done_move(&lines)).is_ok());
         let lines = session("pos fen=\"W:W33:B28,29\"\nlevel depth=1\ngo think\n");
         assert_eq!(done_move(&lines), "33x24x29", "{lines:?}");
+    }
+
+    #[test]
+    fn a_position_without_moves_gets_a_bare_done() {
+        let lines =
+            session("set-param name=variant value=english\npos fen=W:W29:B25,22\ngo think\n");
+        assert_eq!(lines, ["done"]);
     }
 
     #[test]

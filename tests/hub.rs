@@ -270,6 +270,14 @@ fn analyze_runs_until_stop_and_answers_ping_meanwhile() {
         seen.iter().all(|l| l.starts_with("info ") || l == "pong"),
         "{seen:?}"
     );
+    // An unknown command is answered and the search goes on.
+    hub.send("frobnicate");
+    seen = hub.until("error");
+    assert!(!seen.iter().any(|l| l.starts_with("done")), "{seen:?}");
+    assert_eq!(
+        seen.last().unwrap(),
+        "error message=\"unknown command 'frobnicate'\""
+    );
     hub.send("stop");
     let asked = Instant::now();
     seen = hub.until("done");
