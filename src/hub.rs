@@ -42,8 +42,10 @@
 //!   line per iteration (`depth`, `score` in men from the side to move's view, a win in `n`
 //!   plies as `100 - n/100` as Scan writes it, `nodes`, `time` in seconds, `pv`) and then
 //!   `done move=M [ponder=M]` (a bare `done` when the position has no move). `go analyze`
-//!   honours a level too, and with none runs until `stop`; `go ponder` searches like
-//!   `go think` (the protocol lets an engine answer early; the GUI buffers the answer).
+//!   honours a level too, and with none runs until `stop`. `go ponder` (the position already
+//!   has the expected opponent move) searches until `stop`, which answers at once, or
+//!   `ponder-hit`, after which a search with the level given answers, its transposition
+//!   table filled by the pondering.
 //! - During a search the input is still read: `stop` ends it (the answer follows), `ping` is
 //!   answered, `ponder-hit` is accepted, `quit` stops and leaves, an unknown command is
 //!   answered `error` and the search goes on; any other command stops the search, waits for
@@ -193,8 +195,13 @@ const COMMANDS: [&str; 11] = [
 
 /// A search on its worker thread.
 struct Running {
-    handle: JoinHandle<Option<Engine>>,
+    /// Gives back the engine (none if the search panicked) and whether `done` was written.
+    handle: JoinHandle<(Option<Engine>, bool)>,
     stop: Arc<AtomicBool>,
+    /// Set on `ponder-hit`: the worker then keeps its answer to itself.
+    hit: Arc<AtomicBool>,
+    /// For `go ponder`: the level to think with once the expected move is played.
+    ponder: Option<Limits>,
 }
 
 /// What the loop does after a command.
@@ -272,15 +279,36 @@ impl Session {
             .is_some_and(|r| !r.handle.is_finished())
     }
 
-    /// Waits for the search (stopping it first if `stop`) and takes the engine back.
-    fn finish_search(&mut self, stop: bool) {
-        if let Some(running) = self.running.take() {
-            if stop {
-                running.stop.store(true, Ordering::Relaxed);
-            }
-            // A search that panicked has already said so; a fresh engine replaces it.
-            self.engine = running.handle.join().ok().flatten();
+    /// Waits for the search (stopping it first if `stop`) and takes the engine back. Returns
+    /// whether the search wrote its `done` (true when there was none).
+    fn finish_search(&mut self, stop: bool) -> bool {
+        let Some(running) = self.running.take() else {
+            return true;
+        };
+        if stop {
+            running.stop.store(true, Ordering::SeqCst);
         }
+        // A search that panicked has already said so; a fresh engine replaces it.
+        let (engine, answered) = running.handle.join().unwrap_or((None, true));
+        self.engine = engine;
+        answered
+    }
+
+    /// `ponder-hit` during `go ponder`: the opponent played the expected move, so the pondering
+    /// stops, silently, and a search with the level of the `go ponder` answers.
+    fn ponder_hit(&mut self) -> io::Result<()> {
+        let Some(running) = &mut self.running else {
+            return Ok(());
+        };
+        let Some(limits) = running.ponder.take() else {
+            return Ok(());
+        };
+        running.hit.store(true, Ordering::SeqCst);
+        if self.finish_search(true) {
+            // The pondering had ended on its own and answered already.
+            return Ok(());
+        }
+        with_rules!(self.variant, R => self.start::<R>(limits, None))
     }
 
     fn handle(&mut self, text: &str) -> io::Result<Flow> {
@@ -304,8 +332,13 @@ impl Session {
                     }
                     return Ok(Flow::Continue);
                 }
-                "ponder-hit" => return Ok(Flow::Continue),
-                known if COMMANDS.contains(&known) => self.finish_search(true),
+                "ponder-hit" => {
+                    self.ponder_hit()?;
+                    return Ok(Flow::Continue);
+                }
+                known if COMMANDS.contains(&known) => {
+                    self.finish_search(true);
+                }
                 other => {
                     self.error(&format!("unknown command '{other}'"))?;
                     return Ok(Flow::Continue);
@@ -330,6 +363,7 @@ impl Session {
                 }
             }
             "ping" => self.send("pong")?,
+            // Idle: a search that ended on its own has answered already.
             "stop" | "ponder-hit" => {}
             "quit" => return Ok(Flow::Quit),
             other => self.error(&format!("unknown command '{other}'"))?,
@@ -511,10 +545,16 @@ impl Session {
             self.error("go: expected think, ponder or analyze; thinking")?;
         }
         self.ensure_engine()?;
-        with_rules!(self.variant, R => self.start::<R>(limits))
+        if line.has("ponder") {
+            with_rules!(self.variant, R => self.start::<R>(Limits::default(), Some(limits)))
+        } else {
+            with_rules!(self.variant, R => self.start::<R>(limits, None))
+        }
     }
 
-    fn start<R: Rules>(&mut self, limits: Limits) -> io::Result<()> {
+    /// Starts a search of the game within `limits`; `ponder` is the level to use after a
+    /// `ponder-hit`, for a `go ponder`.
+    fn start<R: Rules>(&mut self, limits: Limits, ponder: Option<Limits>) -> io::Result<()> {
         let game = match self.setup.positions::<R>() {
             Ok(game) => game,
             Err(why) => {
@@ -532,8 +572,10 @@ impl Session {
             return self.error("no engine");
         };
         let stop = Arc::new(AtomicBool::new(false));
+        let hit = Arc::new(AtomicBool::new(false));
         let out = Arc::clone(&self.out);
         let flag = Arc::clone(&stop);
+        let silent = Arc::clone(&hit);
         let handle = thread::spawn(move || {
             let searched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 let mut on_info = |info: &SearchInfo| {
@@ -543,18 +585,24 @@ impl Session {
                 (engine, result)
             }));
             match searched {
+                Ok((engine, _)) if silent.load(Ordering::SeqCst) => (Some(engine), false),
                 Ok((engine, result)) => {
                     let _ = send(&out, &done_line(R::VARIANT, &result));
-                    Some(engine)
+                    (Some(engine), true)
                 }
                 Err(_) => {
                     let _ = send(&out, "error message=\"the search failed\"");
                     let _ = send(&out, "done");
-                    None
+                    (None, true)
                 }
             }
         });
-        self.running = Some(Running { handle, stop });
+        self.running = Some(Running {
+            handle,
+            stop,
+            hit,
+            ponder,
+        });
         Ok(())
     }
 }
@@ -702,6 +750,26 @@ mod tests {
         assert!(notation::parse_move(&start, &done_move(&lines)).is_ok());
         let lines = session("pos fen=\"W:W33:B28,29\"\nlevel depth=1\ngo think\n");
         assert_eq!(done_move(&lines), "33x24x29", "{lines:?}");
+    }
+
+    #[test]
+    fn ponder_answers_once_after_ponder_hit_or_stop() {
+        for end in ["ponder-hit", "stop"] {
+            let lines = session(&format!(
+                "pos start moves=\"32-28\"\nlevel depth=2\ngo ponder\n{end}\nping\n"
+            ));
+            let dones: Vec<&String> = lines.iter().filter(|l| l.starts_with("done")).collect();
+            assert_eq!(dones.len(), 1, "{end}: {lines:?}");
+            let pos = play::<International>(&["32-28"]);
+            assert!(notation::parse_move(&pos, &done_move(&lines)).is_ok());
+            assert!(lines.iter().any(|l| l == "pong"), "{lines:?}");
+        }
+    }
+
+    fn play<R: Rules>(moves: &[&str]) -> Position<R> {
+        moves.iter().fold(Position::<R>::initial(), |pos, text| {
+            pos.play(&notation::parse_move(&pos, text).unwrap())
+        })
     }
 
     #[test]

@@ -296,6 +296,31 @@ fn analyze_runs_until_stop_and_answers_ping_meanwhile() {
 }
 
 #[test]
+fn ponder_waits_for_ponder_hit_then_thinks_with_the_level() {
+    let mut hub = Hub::start();
+    hub.send("pos start moves=\"32-28\"");
+    hub.send("level depth=2");
+    hub.send("go ponder");
+    let until = Instant::now() + Duration::from_millis(500);
+    while let Some(line) = hub.next_within(until.saturating_duration_since(Instant::now())) {
+        assert!(
+            !line.starts_with("done"),
+            "pondering ended on its own: {line}"
+        );
+    }
+    hub.send("ponder-hit");
+    let seen = hub.until("done");
+    let best = value(seen.last().unwrap(), "move").expect("a move");
+    let pos = play(Position::<International>::initial(), &["32-28"]);
+    assert!(parse_move(&pos, &best).is_ok(), "{seen:?}");
+    // One answer only.
+    hub.send("ping");
+    assert_eq!(hub.next(), "pong");
+    hub.send("quit");
+    hub.wait_exit();
+}
+
+#[test]
 fn quit_during_search_and_end_of_input_exit_cleanly() {
     let mut hub = Hub::start();
     hub.send("pos start");
