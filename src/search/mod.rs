@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use crate::Variant;
 use crate::rules::{Color, Geometry, Move, MoveList, Position, Rules, captures, generate};
-use crate::tablebase::{FileKind, Material, Tablebase, Wdl};
+use crate::tablebase::{FileKind, Material, MoverFrame, Tablebase, Wdl};
 
 use draw::Counters;
 use eval::Eval;
@@ -125,8 +125,10 @@ pub struct Engine {
     tt: tt::Table,
     history: Box<History>,
     tables: Option<Arc<Tablebase>>,
-    /// For each variant seen, the most pieces for which every table is present.
-    coverage: HashMap<Variant, u32>,
+    /// For each variant seen, the slices whose tables are present.
+    coverage: HashMap<Variant, Arc<Coverage>>,
+    /// Answer root positions in the tables from them, without search.
+    table_root: bool,
 }
 
 impl Engine {
@@ -137,7 +139,14 @@ impl Engine {
             history: Box::new([[[0; 64]; 64]; 2]),
             tables: None,
             coverage: HashMap::new(),
+            table_root: true,
         }
+    }
+
+    /// Whether a root position held by the tables is answered from them without a search
+    /// (the default). Off, the search runs and probes the tables at its nodes only.
+    pub fn set_table_root(&mut self, enabled: bool) {
+        self.table_root = enabled;
     }
 
     /// Uses `tables` for probes (or none).
@@ -152,14 +161,20 @@ impl Engine {
         self.history = Box::new([[[0; 64]; 64]; 2]);
     }
 
-    /// The most pieces for which the tables of `R` are complete (both files of every slice);
-    /// 0 without tables.
+    /// The most pieces of a slice of `R` whose tables are present (0 without tables).
     pub fn table_pieces<R: Rules>(&mut self) -> u32 {
-        let Some(tb) = &self.tables else { return 0 };
-        *self
-            .coverage
+        self.coverage::<R>().max_pieces
+    }
+
+    /// The slices of `R` with both files present, read from the tables directory once.
+    fn coverage<R: Rules>(&mut self) -> Arc<Coverage> {
+        let Some(tb) = &self.tables else {
+            return Arc::new(Coverage::default());
+        };
+        self.coverage
             .entry(R::VARIANT)
-            .or_insert_with(|| complete_pieces(tb, R::VARIANT, R::MEN))
+            .or_insert_with(|| Arc::new(Coverage::of(tb, R::VARIANT)))
+            .clone()
     }
 
     /// Searches the last position of `game` (the game so far, oldest first; used for
@@ -180,11 +195,13 @@ impl Engine {
     ) -> SearchResult {
         let start = Instant::now();
         let root = *game.last().expect("a game has at least one position");
-        let tb_pieces = self.table_pieces::<R>();
+        let coverage = self.coverage::<R>();
         let counters = draw::game_counters(game);
         let tables = self.tables.clone();
-        if tb_pieces > 0 && root.occupied().count() <= tb_pieces {
-            let tb = tables.as_deref().expect("coverage implies tables");
+        if let Some(tb) = tables.as_deref()
+            && self.table_root
+            && coverage.holds(&root)
+        {
             let left = draw::plies_left(&root, *counters.last().expect("one position"));
             if let Some(result) = table_move(tb, &root, left, start) {
                 on_info(&result.info);
@@ -204,7 +221,7 @@ impl Engine {
             tt: &mut self.tt,
             history: &mut self.history,
             tables: tables.as_deref(),
-            tb_pieces,
+            coverage: &coverage,
             eval: Eval::new(),
             keys: game.iter().map(zobrist::key).collect(),
             counters,
@@ -222,30 +239,40 @@ impl Engine {
     }
 }
 
-/// The most pieces for which every slice of `variant` has both its files under `tb`.
-fn complete_pieces(tb: &Tablebase, variant: Variant, max_side: u32) -> u32 {
-    let dir = tb.dir().join(variant.name());
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return 0;
-    };
-    let names: HashSet<String> = entries
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .collect();
-    let has = |m: &Material| {
-        [FileKind::Wdl, FileKind::Dtw]
+/// The slices of one variant whose tables (both files) are present.
+#[derive(Debug, Default)]
+struct Coverage {
+    slices: HashSet<Material>,
+    max_pieces: u32,
+}
+
+impl Coverage {
+    /// The slices of `variant` under `tb`'s directory.
+    fn of(tb: &Tablebase, variant: Variant) -> Coverage {
+        let dir = tb.dir().join(variant.name());
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return Coverage::default();
+        };
+        let names: HashSet<String> = entries
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .collect();
+        let slices: HashSet<Material> = names
             .iter()
-            .all(|k| names.contains(&format!("{m}.{}", k.extension())))
-    };
-    let mut covered = 0;
-    for pieces in 2..=2 * max_side {
-        let all = Material::all_up_to(pieces, max_side);
-        if all.iter().filter(|m| m.pieces() == pieces).all(has) {
-            covered = pieces;
-        } else {
-            break;
-        }
+            .filter_map(|n| n.strip_suffix(&format!(".{}", FileKind::Wdl.extension())))
+            .filter_map(|key| key.parse::<Material>().ok())
+            .filter(|m| names.contains(&format!("{m}.{}", FileKind::Dtw.extension())))
+            .collect();
+        let max_pieces = slices.iter().map(|m| m.pieces()).max().unwrap_or(0);
+        Coverage { slices, max_pieces }
     }
-    covered
+
+    /// Whether the tables hold `pos` (captures are resolved into smaller slices, which
+    /// a table set built in dependency order holds).
+    #[inline]
+    fn holds<R: Rules>(&self, pos: &Position<R>) -> bool {
+        pos.occupied().count() <= self.max_pieces
+            && self.slices.contains(&MoverFrame::of(pos).material())
+    }
 }
 
 /// The table's best move at the root, when the tables hold the position and its result
@@ -317,7 +344,7 @@ struct Searcher<'a, R: Rules> {
     tt: &'a mut tt::Table,
     history: &'a mut History,
     tables: Option<&'a Tablebase>,
-    tb_pieces: u32,
+    coverage: &'a Coverage,
     eval: Eval<R>,
     /// Keys of the game's positions, then of the current line.
     keys: Vec<u64>,
@@ -537,7 +564,7 @@ impl<R: Rules> Searcher<'_, R> {
     /// The table's verdict on `pos`, when it holds the position and the result cannot be
     /// changed by a move-count rule. Wins are worth more the sooner they come.
     fn probe(&mut self, pos: &Position<R>, ply: usize) -> Option<i32> {
-        if pos.occupied().count() > self.tb_pieces {
+        if !self.coverage.holds(pos) {
             return None;
         }
         let o = self.tables?.probe_dtw(pos).ok()?;

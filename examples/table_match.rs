@@ -1,0 +1,178 @@
+//! A 20-game English match: the engine with tables up to 5 pieces against itself without
+//! tables, from balanced random positions of 6 to 8 pieces, each played with both colours.
+//!
+//! `cargo run --release --example table_match [TABLES_DIR] [DEPTH]`: the tables are built
+//! into TABLES_DIR (default: a temporary directory) when missing. Each move is a search to
+//! DEPTH plies (default 10). Prints every game and the score.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use damka::notation::write_fen;
+use damka::rules::{Bitboard, Color, English, Geometry, MoveList, Position, Rules, captures};
+use damka::search::{Engine, Limits, draw};
+use damka::tablebase::{Tablebase, build_job, plan};
+
+/// A tiny deterministic generator.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 11) % n
+    }
+
+    /// `n` random squares of `from` that are not in `taken`.
+    fn squares(&mut self, from: u64, taken: u64, n: u32) -> u64 {
+        let mut set = 0u64;
+        while set.count_ones() < n {
+            let free = from & !taken & !set;
+            let k = self.below(free.count_ones() as u64) as u32;
+            let mut f = free;
+            for _ in 0..k {
+                f &= f - 1;
+            }
+            set |= f & f.wrapping_neg();
+        }
+        set
+    }
+}
+
+type R = English;
+
+/// A random position with `men` men a side (and a king each when `kings`), White to move,
+/// no capture pending for either side.
+fn random_start(rng: &mut Lcg, men: u32, kings: bool) -> Option<Position<R>> {
+    let g = |c| <R as Rules>::Board::men_squares(c);
+    let valid = <R as Rules>::Board::VALID;
+    let white_men = rng.squares(g(Color::White), 0, men);
+    let black_men = rng.squares(g(Color::Black), white_men, men);
+    let (mut wk, mut bk) = (0, 0);
+    if kings {
+        wk = rng.squares(valid, white_men | black_men, 1);
+        bk = rng.squares(valid, white_men | black_men | wk, 1);
+    }
+    let pos = Position::<R>::new(
+        Bitboard(white_men | wk),
+        Bitboard(black_men | bk),
+        Bitboard(wk | bk),
+        Color::White,
+    )
+    .ok()?;
+    let mut list = MoveList::new();
+    for p in [pos, pos.with_side_to_move(Color::Black)] {
+        captures(&p, &mut list);
+        if !list.as_slice().is_empty() {
+            return None;
+        }
+    }
+    Some(pos)
+}
+
+/// Plays one game; returns White's points (1, 0.5, 0) and the plies played.
+fn play(start: Position<R>, white: &mut Engine, black: &mut Engine, depth: u32) -> (f64, usize) {
+    let limits = Limits {
+        depth: Some(depth),
+        ..Limits::default()
+    };
+    let stop = AtomicBool::new(false);
+    let mut game = vec![start];
+    white.new_game();
+    black.new_game();
+    loop {
+        let pos = *game.last().expect("a position");
+        if draw::game_draw(&game).is_some() || game.len() > 300 {
+            return (0.5, game.len() - 1);
+        }
+        let engine = match pos.side_to_move() {
+            Color::White => &mut *white,
+            Color::Black => &mut *black,
+        };
+        let r = engine.search(&game, &limits, &stop, &mut |_| {});
+        match r.best_move {
+            Some(mv) => game.push(pos.play(&mv)),
+            None => {
+                let white_lost = pos.side_to_move() == Color::White;
+                return (if white_lost { 0.0 } else { 1.0 }, game.len() - 1);
+            }
+        }
+    }
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let dir = args
+        .next()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join("damka-match-tables"));
+    let depth: u32 = args.next().and_then(|d| d.parse().ok()).unwrap_or(10);
+    std::fs::create_dir_all(&dir).expect("tables directory");
+    let t = Instant::now();
+    let tb = Tablebase::open(&dir).expect("tables directory");
+    for job in plan(5, R::MEN) {
+        if !damka::tablebase::generate::job_done(&dir, damka::Variant::English, &job) {
+            build_job::<R>(&job, &tb, &indicatif::ProgressBar::hidden()).expect("build");
+        }
+    }
+    println!(
+        "tables up to 5 pieces ready in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+    let tables = Arc::new(Tablebase::open(&dir).expect("tables"));
+
+    // Balanced: equal material, and the engine without tables sees no clear edge.
+    let mut rng = Lcg(2026);
+    let mut judge = Engine::new(32);
+    let mut starts = Vec::new();
+    while starts.len() < 10 {
+        let (men, kings) = [(3, false), (4, false), (3, true)][starts.len() % 3];
+        let Some(pos) = random_start(&mut rng, men, kings) else {
+            continue;
+        };
+        let limits = Limits {
+            depth: Some(12),
+            ..Limits::default()
+        };
+        judge.new_game();
+        let r = judge.search(&[pos], &limits, &AtomicBool::new(false), &mut |_| {});
+        if r.info.score.0.abs() <= 30 {
+            starts.push(pos);
+        }
+    }
+
+    let mut with = Engine::new(64);
+    with.set_tables(Some(tables));
+    let mut without = Engine::new(64);
+    let mut points = 0.0;
+    let t = Instant::now();
+    for (i, start) in starts.iter().enumerate() {
+        for tables_white in [true, false] {
+            let (white_points, plies) = if tables_white {
+                play(*start, &mut with, &mut without, depth)
+            } else {
+                play(*start, &mut without, &mut with, depth)
+            };
+            let p = if tables_white {
+                white_points
+            } else {
+                1.0 - white_points
+            };
+            points += p;
+            println!(
+                "game {:2} {} tables {}: {p} for the tables in {plies} plies",
+                2 * i + usize::from(!tables_white) + 1,
+                write_fen(start),
+                if tables_white { "white" } else { "black" },
+            );
+        }
+    }
+    println!(
+        "score with tables {points} / 20 (depth {depth}, {:.0} s)",
+        t.elapsed().as_secs_f64()
+    );
+}
