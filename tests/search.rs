@@ -142,9 +142,11 @@ fn table_moves<R: Rules>(seed: u64) -> (usize, usize) {
         let r = search(&mut root, &[pos], &depth(4));
         let got = outcome_of(r.best_move.unwrap());
         assert_eq!(got, best, "{:?} {pos:?}", R::VARIANT);
-        assert_eq!(r.info.depth, 0, "answered from the tables");
-        assert_eq!(r.info.score.plies_to_end().is_some(), best.wdl != Wdl::Draw);
-        if best.wdl != Wdl::Draw {
+        if best.wdl == Wdl::Draw {
+            // Searched among the drawing moves; a draw scores near zero.
+            assert!(r.info.score.0.abs() <= 25, "{:?} {pos:?}", R::VARIANT);
+        } else {
+            assert_eq!(r.info.depth, 0, "answered from the tables");
             assert_eq!(r.info.score.plies_to_end(), Some(best.dtw as i32));
         }
         checked += 1;
@@ -152,7 +154,11 @@ fn table_moves<R: Rules>(seed: u64) -> (usize, usize) {
             let s = search(&mut searching, &[pos], &depth(2));
             let got = outcome_of(s.best_move.unwrap());
             assert_eq!(got, best, "search, {:?} {pos:?}", R::VARIANT);
-            assert_eq!(s.info.score, r.info.score, "{:?} {pos:?}", R::VARIANT);
+            if best.wdl == Wdl::Draw {
+                assert!(s.info.score.0.abs() <= 25, "{:?} {pos:?}", R::VARIANT);
+            } else {
+                assert_eq!(s.info.score, r.info.score, "{:?} {pos:?}", R::VARIANT);
+            }
             searched += 1;
         }
     }
@@ -269,14 +275,18 @@ fn count_rule_draw<R: Rules>(fen: &str, plies: usize) {
         let in_game = search(&mut engine, &game, &depth(6));
         let mv = in_game.best_move.unwrap();
         assert!(legal_moves(&last).iter().any(|m| m.mv == mv));
-        if in_game.info.score != Score(0) {
+        // The move takes, or the reply must take: the count starts again.
+        let reply = last.play(&mv);
+        let restarts = mv.is_capture() || legal_moves(&reply).iter().any(|m| m.mv.is_capture());
+        if in_game.info.score.0.abs() > 25 {
             assert!(in_game.info.score.0 > 20_000, "{:?}", R::VARIANT);
-            let pv = &in_game.info.pv;
-            assert!(
-                pv.len() >= 2 && (pv[0].is_capture() || pv[1].is_capture()),
-                "{pv:?}"
-            );
+            assert!(restarts, "{:?}", in_game.info.pv);
             continue;
+        }
+        // A draw. Without a capture, nothing but the count can make it one: exactly zero.
+        // (With one, a table draw scores near zero.)
+        if !restarts {
+            assert_eq!(in_game.info.score, Score(0), "{:?}", R::VARIANT);
         }
         // Two more king moves and the game is over.
         let mut over = game.clone();

@@ -25,6 +25,11 @@ pub const MAX_PLY: usize = 128;
 
 const INF: i32 = 32_000;
 
+/// A position the tables call a draw scores within this band (a quarter of its
+/// evaluation): every such move keeps the draw, and the search picks the one that leaves the
+/// opponent the most chances to go wrong.
+const DRAW_BAND: i32 = 25;
+
 /// What bounds a search. With every field `None` the search runs until `stop` is set.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Limits {
@@ -158,7 +163,7 @@ impl Engine {
     /// Forgets everything learnt: clears the transposition table and the history.
     pub fn new_game(&mut self) {
         self.tt.clear();
-        self.history = Box::new([[[0; 64]; 64]; 2]);
+        *self.history = [[[0; 64]; 64]; 2];
     }
 
     /// The most pieces of a slice of `R` whose tables are present (0 without tables).
@@ -181,8 +186,10 @@ impl Engine {
     /// repetitions and move-count draws) within `limits`, until `stop` is set. `on_info` is
     /// called after each completed iteration and once at the end.
     ///
-    /// When the position is in the tables and no move-count rule can cut the win short, the
-    /// move is the table's best (fastest win, slowest loss) and no search is done (depth 0).
+    /// When the position is in the tables and no move-count rule can cut the result short,
+    /// the move is the table's best (fastest win, slowest loss) and no search is done
+    /// (depth 0). A table draw is searched among the moves that keep it. Inside the search,
+    /// table draws score within a small band around zero (see `DRAW_BAND`).
     ///
     /// # Panics
     /// If `game` is empty.
@@ -198,14 +205,19 @@ impl Engine {
         let coverage = self.coverage::<R>();
         let counters = draw::game_counters(game);
         let tables = self.tables.clone();
+        let mut only = None;
         if let Some(tb) = tables.as_deref()
             && self.table_root
             && coverage.holds(&root)
         {
             let left = draw::plies_left(&root, *counters.last().expect("one position"));
-            if let Some(result) = table_move(tb, &root, left, start) {
-                on_info(&result.info);
-                return result;
+            match table_move(tb, &root, left, start) {
+                Some(TableRoot::Answer(result)) => {
+                    on_info(&result.info);
+                    return result;
+                }
+                Some(TableRoot::Draws(moves)) => only = Some(moves),
+                None => {}
             }
         }
         self.tt.next_age();
@@ -225,7 +237,8 @@ impl Engine {
             eval: Eval::new(),
             keys: game.iter().map(zobrist::key).collect(),
             counters,
-            lists: vec![MoveList::new(); MAX_PLY + 1],
+            list: MoveList::new(),
+            stack: Vec::with_capacity(64 * MAX_PLY),
             killers: [[None; 2]; MAX_PLY + 1],
             pv: vec![Vec::new(); MAX_PLY + 2],
             nodes: 0,
@@ -235,7 +248,7 @@ impl Engine {
             aborted: false,
             root_depth: 1,
         };
-        s.iterate(&root, limits, soft, start, on_info)
+        s.iterate(&root, only, limits, soft, start, on_info)
     }
 }
 
@@ -275,19 +288,35 @@ impl Coverage {
     }
 }
 
-/// The table's best move at the root, when the tables hold the position and its result
-/// can be reached before a move-count rule draws the game (`left` plies).
+/// What the tables say at the root.
+enum TableRoot {
+    /// The move to play: the fastest win or the slowest loss (or the only draw).
+    Answer(SearchResult),
+    /// A draw: the moves that keep it, for the search to choose from.
+    Draws(Vec<Move>),
+}
+
+/// The tables' answer at the root, when they hold the position and a win or loss can be
+/// completed before a move-count rule draws the game (`left` plies).
 fn table_move<R: Rules>(
     tb: &Tablebase,
     root: &Position<R>,
     left: Option<u32>,
     start: Instant,
-) -> Option<SearchResult> {
+) -> Option<TableRoot> {
     let rated = tb.rated_moves(root).ok()?;
     let best = rated.first()?;
     let o = best.outcome;
     if o.wdl != Wdl::Draw && left.is_some_and(|l| u32::from(o.dtw) > l) {
         return None;
+    }
+    let draws: Vec<Move> = rated
+        .iter()
+        .filter(|r| r.outcome.wdl == Wdl::Draw)
+        .map(|r| r.mv.mv)
+        .collect();
+    if o.wdl == Wdl::Draw && draws.len() > 1 {
+        return Some(TableRoot::Draws(draws));
     }
     // The line of best moves, as far as the table leads (at most 40 plies).
     let mut pv = vec![best.mv.mv];
@@ -305,7 +334,7 @@ fn table_move<R: Rules>(
         Wdl::Loss => Score(-(Score::WIN - d)),
         Wdl::Draw => Score(0),
     };
-    Some(SearchResult {
+    Some(TableRoot::Answer(SearchResult {
         best_move: Some(best.mv.mv),
         info: SearchInfo {
             depth: 0,
@@ -314,7 +343,7 @@ fn table_move<R: Rules>(
             time: start.elapsed(),
             pv,
         },
-    })
+    }))
 }
 
 /// The soft deadline (no new iteration after it) and the hard one (abort), from the limits.
@@ -350,7 +379,10 @@ struct Searcher<'a, R: Rules> {
     keys: Vec<u64>,
     /// Draw counters, parallel to `keys`.
     counters: Vec<Counters>,
-    lists: Vec<MoveList>,
+    /// Scratch list for move generation.
+    list: MoveList,
+    /// The moves of every node on the current line, each node's on top of its parent's.
+    stack: Vec<Move>,
     killers: [[Option<Move>; 2]; MAX_PLY + 1],
     pv: Vec<Vec<Move>>,
     nodes: u64,
@@ -401,11 +433,41 @@ fn has_quiet_move<R: Rules>(pos: &Position<R>) -> bool {
     })
 }
 
+/// Orders `moves` best first: the table move, captures (most pieces, then most kings),
+/// crowning moves, killers, then by history.
+fn order(
+    moves: &mut [Move],
+    tt_move: Option<Move>,
+    killers: [Option<Move>; 2],
+    history: &[[i32; 64]; 64],
+) {
+    moves.sort_unstable_by_key(|mv| {
+        let s: i32 = if Some(*mv) == tt_move {
+            1 << 30
+        } else if mv.is_capture() {
+            (1 << 26)
+                + 64 * mv.captured().count() as i32
+                + 8 * (mv.captured() & mv.kings_delta()).count() as i32
+                + mv.is_promotion() as i32
+        } else if mv.is_promotion() {
+            1 << 25
+        } else if Some(*mv) == killers[0] {
+            (1 << 24) + 1
+        } else if Some(*mv) == killers[1] {
+            1 << 24
+        } else {
+            history[mv.from().bit() as usize][mv.to().bit() as usize]
+        };
+        std::cmp::Reverse(s)
+    });
+}
+
 impl<R: Rules> Searcher<'_, R> {
     /// Iterative deepening from depth 1 until a limit says stop.
     fn iterate(
         &mut self,
         root: &Position<R>,
+        only: Option<Vec<Move>>,
         limits: &Limits,
         soft: Option<Instant>,
         start: Instant,
@@ -413,7 +475,7 @@ impl<R: Rules> Searcher<'_, R> {
     ) -> SearchResult {
         let mut list = MoveList::new();
         generate(root, &mut list);
-        let mut moves: Vec<Move> = list.as_slice().to_vec();
+        let mut moves: Vec<Move> = only.unwrap_or_else(|| list.as_slice().to_vec());
         let info = |depth, score, nodes, pv| SearchInfo {
             depth,
             score,
@@ -431,7 +493,8 @@ impl<R: Rules> Searcher<'_, R> {
         }
         let key = *self.keys.last().expect("root key");
         let tt_move = self.tt.get(key).and_then(|e| e.mv);
-        self.order(&mut moves, tt_move, 0, root.side_to_move());
+        let side = root.side_to_move().index();
+        order(&mut moves, tt_move, [None; 2], &self.history[side]);
         let timed = limits.move_time.is_some() || limits.clock.is_some();
         let bounded = timed || limits.depth.is_some() || limits.nodes.is_some();
         let max_depth = limits
@@ -476,6 +539,7 @@ impl<R: Rules> Searcher<'_, R> {
 
     /// One iteration at the root; `None` when aborted. The best move goes to the front.
     fn root(&mut self, pos: &Position<R>, moves: &mut Vec<Move>, depth: i32) -> Option<i32> {
+        self.stack.clear();
         let mut alpha = -INF;
         let beta = INF;
         let mut best = 0;
@@ -574,36 +638,10 @@ impl<R: Rules> Searcher<'_, R> {
             return None;
         }
         Some(match o.wdl {
-            Wdl::Draw => 0,
+            Wdl::Draw => (self.eval.evaluate(pos) / 4).clamp(-DRAW_BAND, DRAW_BAND),
             Wdl::Win => Score::WIN - ply as i32 - d,
             Wdl::Loss => -(Score::WIN - ply as i32 - d),
         })
-    }
-
-    /// Orders `moves` best first: the table move, captures (most pieces first), crowning,
-    /// killers, then by history.
-    fn order(&self, moves: &mut [Move], tt_move: Option<Move>, ply: usize, side: Color) {
-        let killers = self.killers[ply];
-        let history = &self.history[side.index()];
-        moves.sort_by_cached_key(|mv| {
-            let s: i32 = if Some(*mv) == tt_move {
-                1 << 30
-            } else if mv.is_capture() {
-                (1 << 26)
-                    + 64 * mv.captured().count() as i32
-                    + 8 * (mv.captured() & mv.kings_delta()).count() as i32
-                    + mv.is_promotion() as i32
-            } else if mv.is_promotion() {
-                1 << 25
-            } else if Some(*mv) == killers[0] {
-                (1 << 24) + 1
-            } else if Some(*mv) == killers[1] {
-                1 << 24
-            } else {
-                history[mv.from().bit() as usize][mv.to().bit() as usize]
-            };
-            std::cmp::Reverse(s)
-        });
     }
 
     /// Principal-variation search of `pos` to `depth` plies within (`alpha`, `beta`).
@@ -654,21 +692,28 @@ impl<R: Rules> Searcher<'_, R> {
                 return s;
             }
         }
-        let mut list = std::mem::take(&mut self.lists[ply]);
-        generate(pos, &mut list);
-        let mut moves: Vec<Move> = list.as_slice().to_vec();
-        self.lists[ply] = list;
-        if moves.is_empty() {
+        generate(pos, &mut self.list);
+        if self.list.as_slice().is_empty() {
             return -(Score::WIN - ply as i32);
         }
+        // This node's moves sit at the top of the move stack until it returns.
+        let first = self.stack.len();
+        self.stack.extend_from_slice(self.list.as_slice());
+        let count = self.stack.len() - first;
         let side = pos.side_to_move();
-        self.order(&mut moves, entry.and_then(|e| e.mv), ply, side);
+        order(
+            &mut self.stack[first..],
+            entry.and_then(|e| e.mv),
+            self.killers[ply],
+            &self.history[side.index()],
+        );
         // A forced move does not use up depth (within reason).
-        let extend = (moves.len() == 1 && (ply as i32) < 2 * self.root_depth + 8) as i32;
+        let extend = (count == 1 && (ply as i32) < 2 * self.root_depth + 8) as i32;
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_move = None;
-        for (i, mv) in moves.iter().enumerate() {
+        for i in 0..count {
+            let mv = &self.stack[first + i].clone();
             let child = pos.play(mv);
             self.push(pos, &child, mv);
             let d = depth - 1 + extend;
@@ -714,6 +759,7 @@ impl<R: Rules> Searcher<'_, R> {
         } else {
             Bound::Upper
         };
+        self.stack.truncate(first);
         self.tt.put(key, best_move, to_tt(best, ply), depth, bound);
         best
     }
@@ -749,11 +795,8 @@ impl<R: Rules> Searcher<'_, R> {
         if let Some(score) = self.probe(pos, ply) {
             return score;
         }
-        let mut list = std::mem::take(&mut self.lists[ply]);
-        captures(pos, &mut list);
-        let mut moves: Vec<Move> = list.as_slice().to_vec();
-        self.lists[ply] = list;
-        if moves.is_empty() {
+        captures(pos, &mut self.list);
+        if self.list.as_slice().is_empty() {
             if !has_quiet_move(pos) {
                 return -(Score::WIN - ply as i32);
             }
@@ -762,9 +805,18 @@ impl<R: Rules> Searcher<'_, R> {
             }
             return self.eval.evaluate(pos);
         }
-        self.order(&mut moves, None, ply, pos.side_to_move());
+        let first = self.stack.len();
+        self.stack.extend_from_slice(self.list.as_slice());
+        let side = pos.side_to_move().index();
+        order(
+            &mut self.stack[first..],
+            None,
+            [None; 2],
+            &self.history[side],
+        );
         let mut best = -INF;
-        for mv in &moves {
+        for i in first..self.stack.len() {
+            let mv = &self.stack[i].clone();
             let child = pos.play(mv);
             self.push(pos, &child, mv);
             let score = -self.quiesce(&child, -beta, -alpha, ply + 1);
@@ -783,6 +835,7 @@ impl<R: Rules> Searcher<'_, R> {
                 }
             }
         }
+        self.stack.truncate(first);
         best
     }
 }
@@ -801,4 +854,58 @@ pub fn line_text<R: Rules>(pos: &Position<R>, line: &[Move]) -> Vec<String> {
         pos = pos.play(mv);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_print_and_classify() {
+        assert_eq!(Score(125).to_string(), "+1.25");
+        assert_eq!(Score(-40).to_string(), "-0.40");
+        assert_eq!(Score(0).to_string(), "+0.00");
+        assert_eq!(Score(Score::WIN - 7).to_string(), "win in 7");
+        assert_eq!(Score(-(Score::WIN - 4)).to_string(), "loss in 4");
+        assert_eq!(Score(Score::WIN - 7).plies_to_end(), Some(7));
+        assert!(!Score(900).is_decisive());
+        assert!(Score(-(Score::WIN - 300)).is_decisive());
+        assert!(Score(Score::WIN - 3) > Score(Score::WIN - 5));
+    }
+
+    #[test]
+    fn win_scores_survive_the_table_round_trip() {
+        for (score, ply) in [(Score::WIN - 9, 4), (-(Score::WIN - 9), 4), (35, 7)] {
+            assert_eq!(from_tt(to_tt(score, ply), ply), score);
+        }
+        // Stored at ply 4 (win in 5 from there), read at ply 2: win in 7 from the root.
+        assert_eq!(from_tt(to_tt(Score::WIN - 9, 4), 2), Score::WIN - 7);
+    }
+
+    #[test]
+    fn clock_budget_stays_inside_the_clock() {
+        let start = Instant::now();
+        let limits = Limits {
+            clock: Some(Clock {
+                time_left: Duration::from_secs(60),
+                increment: Duration::from_secs(1),
+                moves_left: None,
+            }),
+            ..Limits::default()
+        };
+        let (soft, hard) = deadlines(&limits, start);
+        let (soft, hard) = (soft.unwrap() - start, hard.unwrap() - start);
+        assert!(
+            soft <= hard && hard <= Duration::from_secs(30),
+            "{soft:?} {hard:?}"
+        );
+        assert!(soft >= Duration::from_secs(1), "{soft:?}");
+        let limits = Limits {
+            move_time: Some(Duration::from_secs(2)),
+            ..limits
+        };
+        let (_, hard) = deadlines(&limits, start);
+        assert!(hard.unwrap() - start <= Duration::from_secs(2));
+        assert_eq!(deadlines(&Limits::default(), start), (None, None));
+    }
 }
