@@ -13,7 +13,7 @@ use std::time::Instant;
 use damka::notation::write_fen;
 use damka::rules::{Bitboard, Color, English, Geometry, MoveList, Position, Rules, captures};
 use damka::search::{Engine, Limits, draw};
-use damka::tablebase::{Tablebase, build_job, plan};
+use damka::tablebase::{Tablebase, Wdl, build_job, plan};
 
 /// A tiny deterministic generator.
 struct Lcg(u64);
@@ -74,8 +74,26 @@ fn random_start(rng: &mut Lcg, men: u32, kings: bool) -> Option<Position<R>> {
     Some(pos)
 }
 
-/// Plays one game; returns White's points (1, 0.5, 0) and the plies played.
-fn play(start: Position<R>, white: &mut Engine, black: &mut Engine, depth: u32) -> (f64, usize) {
+/// The result of one game.
+struct Outcome {
+    /// White's points: 1, 0.5 or 0.
+    white: f64,
+    /// Plies played.
+    plies: usize,
+    /// Moves that left a position the tables hold with a worse result than before: by the
+    /// side with tables (should be none), by the side without.
+    table_errors: [usize; 2],
+}
+
+/// Plays one game; `tables` judges the moves of the side `with_tables`.
+fn play(
+    start: Position<R>,
+    white: &mut Engine,
+    black: &mut Engine,
+    depth: u32,
+    tables: &Tablebase,
+    with_tables: Color,
+) -> Outcome {
     let limits = Limits {
         depth: Some(depth),
         ..Limits::default()
@@ -84,10 +102,20 @@ fn play(start: Position<R>, white: &mut Engine, black: &mut Engine, depth: u32) 
     let mut game = vec![start];
     white.new_game();
     black.new_game();
+    let mut table_errors = [0; 2];
+    let wdl = |p: &Position<R>| {
+        (p.occupied().count() <= 5)
+            .then(|| tables.probe_wdl(p).ok())
+            .flatten()
+    };
     loop {
         let pos = *game.last().expect("a position");
         if draw::game_draw(&game).is_some() || game.len() > 300 {
-            return (0.5, game.len() - 1);
+            return Outcome {
+                white: 0.5,
+                plies: game.len() - 1,
+                table_errors,
+            };
         }
         let engine = match pos.side_to_move() {
             Color::White => &mut *white,
@@ -95,12 +123,33 @@ fn play(start: Position<R>, white: &mut Engine, black: &mut Engine, depth: u32) 
         };
         let r = engine.search(&game, &limits, &stop, &mut |_| {});
         match r.best_move {
-            Some(mv) => game.push(pos.play(&mv)),
+            Some(mv) => {
+                let next = pos.play(&mv);
+                if let (Some(before), Some(after)) = (wdl(&pos), wdl(&next))
+                    && rank(after.negated()) < rank(before)
+                {
+                    table_errors[usize::from(pos.side_to_move() != with_tables)] += 1;
+                }
+                game.push(next);
+            }
             None => {
                 let white_lost = pos.side_to_move() == Color::White;
-                return (if white_lost { 0.0 } else { 1.0 }, game.len() - 1);
+                return Outcome {
+                    white: if white_lost { 0.0 } else { 1.0 },
+                    plies: game.len() - 1,
+                    table_errors,
+                };
             }
         }
+    }
+}
+
+/// Orders results: loss, draw, win.
+fn rank(w: Wdl) -> u8 {
+    match w {
+        Wdl::Loss => 0,
+        Wdl::Draw => 1,
+        Wdl::Win => 2,
     }
 }
 
@@ -124,6 +173,7 @@ fn main() {
         t.elapsed().as_secs_f64()
     );
     let tables = Arc::new(Tablebase::open(&dir).expect("tables"));
+    let judge_tables = tables.clone();
 
     // Balanced: equal material, and the engine without tables sees no clear edge.
     let mut rng = Lcg(2026);
@@ -149,20 +199,39 @@ fn main() {
     with.set_tables(Some(tables));
     let mut without = Engine::new(64);
     let mut points = 0.0;
+    let (mut won, mut lost, mut errors) = (0, 0, [0; 2]);
     let t = Instant::now();
     for (i, start) in starts.iter().enumerate() {
         for tables_white in [true, false] {
-            let (white_points, plies) = if tables_white {
-                play(*start, &mut with, &mut without, depth)
+            let o = if tables_white {
+                play(
+                    *start,
+                    &mut with,
+                    &mut without,
+                    depth,
+                    &judge_tables,
+                    Color::White,
+                )
             } else {
-                play(*start, &mut without, &mut with, depth)
+                play(
+                    *start,
+                    &mut without,
+                    &mut with,
+                    depth,
+                    &judge_tables,
+                    Color::Black,
+                )
             };
-            let p = if tables_white {
-                white_points
+            let (p, plies) = if tables_white {
+                (o.white, o.plies)
             } else {
-                1.0 - white_points
+                (1.0 - o.white, o.plies)
             };
             points += p;
+            won += usize::from(p == 1.0);
+            lost += usize::from(p == 0.0);
+            errors[0] += o.table_errors[0];
+            errors[1] += o.table_errors[1];
             println!(
                 "game {:2} {} tables {}: {p} for the tables in {plies} plies",
                 2 * i + usize::from(!tables_white) + 1,
@@ -172,7 +241,11 @@ fn main() {
         }
     }
     println!(
-        "score with tables {points} / 20 (depth {depth}, {:.0} s)",
+        "score with tables {points} / 20: won {won}, drawn {}, lost {lost}; moves that threw \
+         away a table result: {} with tables, {} without (depth {depth}, {:.0} s)",
+        20 - won - lost,
+        errors[0],
+        errors[1],
         t.elapsed().as_secs_f64()
     );
 }
