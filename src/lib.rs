@@ -14,9 +14,11 @@
 pub mod analyse;
 pub mod cli;
 pub mod cluster;
+pub mod hub;
 pub mod notation;
 pub mod pdn;
 pub mod rules;
+pub mod search;
 pub mod tablebase;
 
 pub use rules::{Color, Move, Position, Rules, Variant};

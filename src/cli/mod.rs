@@ -3,10 +3,12 @@
 mod analyse;
 mod cluster;
 mod generate;
+mod hub;
 mod info;
 mod moves;
 mod pdn;
 mod perft;
+mod play;
 mod probe;
 mod tables;
 mod verify;
@@ -95,6 +97,10 @@ enum Command {
     Analyse(analyse::Args),
     /// Build the tables on a Slurm cluster, one job per slice, and follow the build.
     Cluster(cluster::Args),
+    /// Speak the Hub protocol on stdin and stdout, for GUIs and libraries (pydraughts).
+    Hub(hub::Args),
+    /// Search a position and print the best move, its score and principal variation.
+    Play(play::Args),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -131,6 +137,8 @@ pub fn main() -> ExitCode {
         Command::Info(args) => info::run(args),
         Command::Analyse(args) => analyse::run(args),
         Command::Cluster(args) => cluster::run(args),
+        Command::Play(args) => play::run(args),
+        Command::Hub(args) => hub::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

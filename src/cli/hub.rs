@@ -1,0 +1,37 @@
+//! `damka hub`: the Hub protocol on stdin and stdout (see [`crate::hub`]).
+
+use std::path::PathBuf;
+
+use crate::Variant;
+
+use super::CliError;
+use super::tables::tables_dir;
+
+/// Arguments of `damka hub`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Variant until the GUI sets one with `set-param name=variant`.
+    #[arg(long, default_value = "international")]
+    variant: Variant,
+    /// Tables directory (default: $DAMKA_TABLES, else `tables`), used when it exists.
+    #[arg(long)]
+    tables: Option<PathBuf>,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 64)]
+    hash: usize,
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    let options = crate::hub::Options {
+        variant: args.variant,
+        hash_mb: args.hash,
+        tables: tables_dir(&args.tables),
+    };
+    match crate::hub::run(std::io::stdin().lock(), std::io::stdout(), options) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CliError {
+            message: format!("cannot write output: {e}"),
+            code: 1,
+        }),
+        _ => Ok(()),
+    }
+}

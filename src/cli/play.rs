@@ -1,0 +1,95 @@
+//! `damka play`: search a position and print the best move, its score and line.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use crate::rules::{Position, Rules};
+use crate::search::{Engine, Limits, line_text};
+use crate::tablebase::probe::DEFAULT_CACHE_BYTES;
+use crate::with_rules;
+
+use super::tables::{open, tables_dir};
+use super::{CliError, print_out, read_fen};
+
+/// Arguments of `damka play`.
+#[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("limit").required(true).args(["depth", "time"])))]
+pub struct Args {
+    /// Variant: english, italian, spanish, russian, brazilian, international, turkish.
+    #[arg(long)]
+    variant: crate::Variant,
+    /// The position, as FEN (default: the initial position).
+    #[arg(long)]
+    fen: Option<String>,
+    /// Tables directory (default: $DAMKA_TABLES, else `tables`; none there: play without).
+    #[arg(long)]
+    tables: Option<PathBuf>,
+    /// Search this many plies deep.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    depth: Option<u32>,
+    /// Search for this many seconds.
+    #[arg(long, value_parser = parse_seconds)]
+    time: Option<Duration>,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    hash: u32,
+}
+
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let secs: f64 = text
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number of seconds"))?;
+    if !(secs > 0.0 && secs <= 1e6) {
+        return Err(format!(
+            "'{text}': the time must be above 0 and at most 1000000 s"
+        ));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    with_rules!(args.variant, R => play::<R>(&args))
+}
+
+fn play<R: Rules>(args: &Args) -> Result<(), CliError> {
+    let pos = match &args.fen {
+        Some(fen) => read_fen::<R>(fen)?,
+        None => Position::<R>::initial(),
+    };
+    let dir = tables_dir(&args.tables);
+    let tables = if args.tables.is_some() || dir.is_dir() {
+        Some(Arc::new(open(&dir, DEFAULT_CACHE_BYTES)?))
+    } else {
+        None
+    };
+    let mut engine = Engine::new(args.hash as usize);
+    engine.set_tables(tables);
+    let limits = Limits {
+        depth: args.depth,
+        move_time: args.time,
+        ..Limits::default()
+    };
+    let result = engine.search(&[pos], &limits, &AtomicBool::new(false), &mut |_| {});
+    let info = &result.info;
+    let line = line_text(&pos, &info.pv);
+    let best = match line.first() {
+        Some(text) => text.clone(),
+        None => "none".to_string(),
+    };
+    let secs = info.time.as_secs_f64();
+    let nps = if secs > 0.0 {
+        (info.nodes as f64 / secs) as u64
+    } else {
+        0
+    };
+    let out = format!(
+        "bestmove {best}\nscore {}\ndepth {}\nnodes {}\ntime {secs:.3}\nnps {nps}\npv {}\n",
+        info.score,
+        info.depth,
+        info.nodes,
+        line.join(" ")
+    );
+    print_out(&out)
+}
