@@ -1,20 +1,23 @@
 //! The analyser: glyphs, best moves and lines on hand-made endings, First Position played
-//! right and wrong, JSON fields, and a run over a real file of games.
+//! right and wrong, JSON fields, a run over a real file of games, and the engine evaluations
+//! of `--depth` outside the tables.
 //!
 //! English tables up to 4 pieces are built once into the test target directory.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use damka::Variant;
 use damka::analyse::{
-    Analysis, Class, analyse_game, annotate, best_line, game_json, strip_annotations, verdict_code,
+    Analysis, Class, analyse_game, analyse_game_searched, annotate, best_line, game_json,
+    strip_annotations, verdict_code,
 };
 use damka::notation::{parse_fen, parse_move, write_fen};
 use damka::pdn::{Game, Node, Reader, Replayer, Ruleset, write_game};
 use damka::rules::{English, Position, Rules, legal_moves};
-use damka::tablebase::{Tablebase, Wdl, build_job, plan};
+use damka::search::Engine;
+use damka::tablebase::{ProbeError, TableError, Tablebase, Wdl, build_job, plan};
 
 const FIRST_POSITION: &str = "W:WK19,K23:BK28,12";
 
@@ -45,6 +48,15 @@ fn tables() -> &'static Tablebase {
 
 /// Reads, normalizes, analyses and annotates the games of `text` (English).
 fn analyse(text: &str) -> Vec<(Game, Analysis, String)> {
+    analyse_with(text, None)
+}
+
+/// As [`analyse`], with engine searches `depth` plies deep outside the tables when given.
+fn analyse_with(text: &str, depth: Option<u32>) -> Vec<(Game, Analysis, String)> {
+    let mut engine = Engine::new(16);
+    engine.set_tables(Some(Arc::new(
+        Tablebase::open(tables_dir()).expect("built tables"),
+    )));
     let mut replayer = Replayer::new(Some(Ruleset::Supported(Variant::English)));
     Reader::new("t.pdn", text.as_bytes())
         .map(|read| {
@@ -52,7 +64,13 @@ fn analyse(text: &str) -> Vec<(Game, Analysis, String)> {
             strip_annotations(&mut read.game);
             let replay = replayer.normalize(&mut read);
             assert!(replay.errors.is_empty(), "{:?}", replay.errors);
-            let analysis = analyse_game::<English>(tables(), &read.game, 4).expect("analysed");
+            let analysis = match depth {
+                None => analyse_game::<English>(tables(), &read.game, 4),
+                Some(d) => {
+                    analyse_game_searched::<English>(tables(), &read.game, 4, &mut engine, d)
+                }
+            }
+            .expect("analysed");
             let mut game = read.game.clone();
             annotate(&mut game, &analysis);
             let out = write_game(&game);
@@ -429,8 +447,10 @@ fn parse_json(text: &str) -> Json {
 
 /// Checks a game object against the fields `game_json` documents, with their types.
 fn check_game_object(game: &Json) {
+    let keys = game.keys();
+    let searched = keys.len() == 8;
     assert_eq!(
-        game.keys(),
+        keys[..6],
         [
             "file",
             "game",
@@ -440,6 +460,12 @@ fn check_game_object(game: &Json) {
             "plies"
         ]
     );
+    if searched {
+        assert_eq!(keys[6..], ["search_depth", "evaluated"]);
+        check_evaluated(game);
+    } else {
+        assert_eq!(keys.len(), 6, "{keys:?}");
+    }
     game.get("file").text();
     assert!(game.get("game").number() >= 1);
     assert!(matches!(game.get("tags"), Json::Object(_)));
@@ -492,6 +518,54 @@ fn check_game_object(game: &Json) {
         assert!(!ply.get("best").list().is_empty());
         let mistake = class.contains("_to_");
         assert_eq!(!ply.get("line").list().is_empty(), mistake, "{ply:?}");
+    }
+}
+
+/// Checks the engine evaluations of a game object (`search_depth` and `evaluated`): the
+/// documented fields with their types, the best move legal in the position and first in the
+/// principal variation, which replays from there.
+fn check_evaluated(game: &Json) {
+    let depth = game.get("search_depth").number();
+    assert!(depth >= 1);
+    for entry in game.get("evaluated").list() {
+        assert_eq!(
+            entry.keys(),
+            ["number", "depth", "side", "move", "fen", "eval"]
+        );
+        assert!(entry.get("number").text().ends_with('.'));
+        assert!(entry.get("depth").number() >= 0);
+        let side = entry.get("side").text();
+        let p = pos(entry.get("fen").text());
+        assert_eq!(side, p.side_to_move().name());
+        let legal = legal_moves(&p);
+        parse_move(Variant::English, &legal, entry.get("move").text()).expect("played move");
+        let eval = entry.get("eval");
+        assert_eq!(
+            eval.keys(),
+            ["score", "cp", "result", "plies", "depth", "best", "pv"]
+        );
+        let score = eval.get("score").text();
+        match (eval.get("cp"), eval.get("result"), eval.get("plies")) {
+            (Json::Number(cp), Json::Null, Json::Null) => {
+                assert_eq!(score, format!("{:+.2}", *cp as f64 / 100.0));
+            }
+            (Json::Null, Json::Text(result), Json::Number(plies)) => {
+                assert!(["win", "loss"].contains(&result.as_str()));
+                assert_eq!(score, format!("{result} in {plies}"));
+            }
+            other => panic!("cp, result and plies disagree: {other:?}"),
+        }
+        assert!((0..=depth).contains(&eval.get("depth").number()));
+        let best = eval.get("best").text();
+        parse_move(Variant::English, &legal, best).expect("the best move is legal");
+        let pv = eval.get("pv").list();
+        assert_eq!(pv[0].text(), best);
+        let mut q = p;
+        for mv in pv {
+            let legal = legal_moves(&q);
+            let found = parse_move(Variant::English, &legal, mv.text()).expect("pv");
+            q = q.play(&found.mv);
+        }
     }
 }
 
@@ -796,6 +870,276 @@ fn comments_of_other_annotators_are_kept() {
         flat.contains("1. 23-27 {[%tb L60]} {[%tb W3]} (1. 19-16?? $4"),
         "{out}"
     );
+}
+
+/// White, three kings against a king and a man: five pieces, outside the 4-piece tables until
+/// a capture.
+const AHEAD: &str = "W:WK1,K19,K23:BK28,12";
+
+/// A game from [`AHEAD`] that enters the tables when Black takes a king (and, in a
+/// variation, at once).
+fn ahead_game() -> String {
+    format!(
+        "[White \"Ann\"][Black \"Bob\"][FEN \"{AHEAD}\"] 23-27 28-32 (12-16 {{note}} 19x12) \
+         27-24 32-28 19-16 12x19 24x15 *"
+    )
+}
+
+/// Whether the move text of an annotated game starts with an engine evaluation.
+fn moves_start_with_eval(out: &str) -> bool {
+    out.split("\n\n")
+        .nth(1)
+        .is_some_and(|m| m.starts_with("{[%eval "))
+}
+
+/// Whether the test tables hold `p` (after resolving its captures).
+fn in_tables(p: &Position<English>) -> bool {
+    match tables().probe_dtw(p) {
+        Ok(_) => true,
+        Err(ProbeError::Table(TableError::Missing(_)) | ProbeError::NotCovered(_)) => false,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Walks every line of an annotated game and returns, for each `[%eval]` and `[%tb]`
+/// comment, the position it stands at (FEN) and the comment, checking that the `[%eval]`
+/// ones stand at positions outside the tables and the `[%tb]` ones at positions inside,
+/// with the probed verdict.
+fn comments_by_position(game: &Game) -> Vec<(String, String)> {
+    fn line(l: &damka::pdn::Line, start: Position<English>, out: &mut Vec<(String, String)>) {
+        let mut p = start;
+        let mut before = start;
+        for node in &l.nodes {
+            match node {
+                Node::Move(m) => {
+                    let legal = legal_moves(&p);
+                    let found = parse_move(Variant::English, &legal, &m.text).expect("legal");
+                    before = p;
+                    p = p.play(&found.mv);
+                }
+                Node::Variation(v) => line(v, before, out),
+                Node::Comment(c) if c.starts_with("[%eval ") => {
+                    assert!(!in_tables(&p), "{c} at {}", write_fen(&p));
+                    out.push((write_fen(&p), c.clone()));
+                }
+                Node::Comment(c) if c.starts_with("[%tb ") => {
+                    let code = c[5..].split(']').next().expect("closed command");
+                    let probed = tables().probe_dtw(&p).expect("in the tables");
+                    assert_eq!(code, verdict_code(probed), "{}", write_fen(&p));
+                    out.push((write_fen(&p), c.clone()));
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    line(&game.moves, pos(game.tag("FEN").expect("FEN")), &mut out);
+    out
+}
+
+/// With engine searches, every move is either analysed from the tables or evaluated by the
+/// engine: `[%eval]` comments stand at the positions outside the tables, `[%tb]` ones at the
+/// positions inside; the evaluations agree with the side ahead; analysing again changes
+/// nothing, and without searches the evaluations go.
+#[test]
+fn engine_evaluations_outside_the_tables_and_verdicts_inside() {
+    let text = ahead_game();
+    let (_, analysis, out) = analyse_with(&text, Some(4)).remove(0);
+    assert_eq!(analysis.search_depth, Some(4));
+    let moves = analysis.before.len();
+    assert_eq!(moves, 9);
+    let mut seen = vec![0; moves];
+    for p in &analysis.plies {
+        seen[p.index] += 1;
+        assert!(analysis.before[p.index].is_some());
+    }
+    for e in &analysis.evaluated {
+        seen[e.index] += 1;
+        assert!(analysis.before[e.index].is_none());
+        let p = pos(&e.fen);
+        assert!(!in_tables(&p), "{}", e.fen);
+        assert_eq!(e.side, p.side_to_move());
+        let legal = legal_moves(&p);
+        parse_move(Variant::English, &legal, &e.eval.best).expect("the best move is legal");
+        assert_eq!(e.eval.pv.first(), Some(&e.eval.best));
+        assert_eq!(e.eval.depth, 4);
+        // White is a king up: good for White, bad for Black, whoever is to move.
+        let white = if e.side == damka::Color::White { 1 } else { -1 };
+        assert!(white * e.eval.score.0 > 0, "{} {}", e.fen, e.eval.score);
+    }
+    assert_eq!(seen, vec![1; moves]);
+    let played: Vec<(&str, usize)> = analysis
+        .evaluated
+        .iter()
+        .map(|e| (e.played.as_str(), e.depth))
+        .collect();
+    assert_eq!(
+        played,
+        [
+            ("23-27", 0),
+            ("28-32", 0),
+            ("12-16", 1),
+            ("27-24", 0),
+            ("32-28", 0),
+            ("19-16", 0)
+        ]
+    );
+    // The variation's first move stands where 28-32 did: the same evaluation.
+    assert_eq!(analysis.evaluated[2].eval, analysis.evaluated[1].eval);
+    // The search sees the capture into the tables: a proven win and loss.
+    let proven = &analysis.evaluated[1].eval;
+    assert!(
+        proven.score.is_decisive() && proven.score.0 < 0,
+        "{proven:?}"
+    );
+
+    let game = Reader::new("out", out.as_bytes())
+        .next()
+        .expect("a game")
+        .expect("the output reads")
+        .game;
+    let comments = comments_by_position(&game);
+    let evals: Vec<&(String, String)> = comments
+        .iter()
+        .filter(|(_, c)| c.starts_with("[%eval "))
+        .collect();
+    // One per position evaluated; the variation's first position has its comment already.
+    assert_eq!(evals.len(), 5, "{out}");
+    assert_eq!(comments.len() - evals.len(), 5, "{out}");
+    for (fen, comment) in &evals {
+        let e = analysis
+            .evaluated
+            .iter()
+            .find(|e| &e.fen == fen)
+            .expect("evaluated");
+        assert_eq!(comment, &damka::analyse::eval_comment(&e.eval));
+    }
+    let flat = flat(&out);
+    assert!(moves_start_with_eval(&out), "{out}");
+    assert!(
+        flat.contains(&format!(
+            "1. 23-27 {{[%eval L{},4] Search: loss in {} plies, best 28-32.}} 1... 28-32",
+            proven.score.plies_to_end().expect("decisive"),
+            proven.score.plies_to_end().expect("decisive")
+        )),
+        "{out}"
+    );
+    assert!(
+        flat.contains("(1... 12-16 {[%tb W15]} {note} 2. 19x12 {[%tb L14]})"),
+        "{out}"
+    );
+    assert!(
+        flat.contains("3... 12x19 {[%tb W25]} 4. 24x15 {[%tb L24]} *"),
+        "{out}"
+    );
+
+    // Analysing the output again, with searches: the same; without: the plain analysis.
+    let (_, again, out2) = analyse_with(&out, Some(4)).remove(0);
+    assert_eq!(again, analysis);
+    assert_eq!(out2, out);
+    let plain = analyse(&text).remove(0).2;
+    assert!(!plain.contains("%eval"));
+    assert_eq!(analyse(&out).remove(0).2, plain);
+}
+
+/// A side two kings up, outside the tables: the evaluation is for the side to move, positive
+/// for the side ahead and negative for the side behind.
+#[test]
+fn engine_evaluation_is_for_the_side_to_move() {
+    for (fen, mv, sign) in [
+        ("W:WK1,K5,K19,K23:BK28,12", "1-6", 1),
+        ("B:WK1,K5,K19,K23:BK28,12", "28-32", -1),
+    ] {
+        let (_, analysis, out) = analyse_with(&game_text(fen, &[mv.into()]), Some(4)).remove(0);
+        let [e] = &analysis.evaluated[..] else {
+            panic!("{:?}", analysis.evaluated)
+        };
+        assert_eq!(e.fen, write_fen(&pos(fen)));
+        assert!(sign * e.eval.score.0 >= 200, "{fen}: {}", e.eval.score);
+        let legal = legal_moves(&pos(fen));
+        parse_move(Variant::English, &legal, &e.eval.best).expect("legal best move");
+        let code = damka::analyse::eval_code(e.eval.score);
+        assert!(
+            flat(&out).contains(&format!("{{[%eval {code},4] Search: ")),
+            "{out}"
+        );
+    }
+}
+
+/// The JSON of a searched game: the documented `search_depth` and `evaluated` fields, one
+/// entry per move outside the tables; without searches, neither field.
+#[test]
+fn json_has_the_engine_evaluation_fields() {
+    let text = "11-15 23-19 8-11 22-17 (22-18 15x22 25x18) 4-8 *";
+    let (game, analysis, _) = analyse_with(text, Some(4)).remove(0);
+    let json = game_json("x.pdn", 1, &game, &analysis);
+    let parsed = parse_json(&json);
+    check_game_object(&parsed);
+    assert_eq!(parsed.get("search_depth").number(), 4);
+    let evaluated = parsed.get("evaluated").list();
+    assert_eq!(evaluated.len(), 8);
+    assert_eq!(evaluated[0].get("move").text(), "11-15");
+    assert_eq!(evaluated[5].get("depth").number(), 1);
+    assert!(matches!(
+        evaluated[0].get("eval").get("cp"),
+        Json::Number(_)
+    ));
+    let (game, analysis, _) = analyse(text).remove(0);
+    let json = game_json("x.pdn", 1, &game, &analysis);
+    assert!(!json.contains("evaluated") && !json.contains("search_depth"));
+    check_game_object(&parse_json(&json));
+}
+
+/// `damka analyse --depth`: a bad depth is an input error (exit 2); a good one searches,
+/// says how many evaluations on stderr, writes them to the JSON, and analysing the output
+/// again gives the same output.
+#[test]
+fn cli_depth_searches_outside_the_tables() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("analyse-depth");
+    std::fs::create_dir_all(&dir).expect("scratch");
+    let input = dir.join("in.pdn");
+    std::fs::write(
+        &input,
+        format!(
+            "{}\n[GameType \"21\"]\n1. 11-15 23-19 8-11 22-17 *\n",
+            ahead_game()
+        ),
+    )
+    .expect("input");
+    for bad in ["0", "x", "-3", "1000"] {
+        let arg = format!("--depth={bad}");
+        let (run, _, _) = analyse_to(&dir, &input, &["--variant", "english", &arg]);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{bad}: {stderr}");
+        assert!(stderr.contains("--depth"), "{bad}: {stderr}");
+    }
+    let (run, pdn, json) = analyse_to(&dir, &input, &["--variant", "english", "--depth", "4"]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(
+            "games 2, reaching the tables 1, failed 0, mistakes: none, \
+             engine evaluations 10 (depth 4)"
+        ),
+        "{stderr}"
+    );
+    let report = assert_valid_json(&std::fs::read_to_string(&json).expect("json"));
+    let counts: Vec<usize> = report
+        .list()
+        .iter()
+        .map(|g| g.get("evaluated").list().len())
+        .collect();
+    assert_eq!(counts, [6, 4]);
+    let out = std::fs::read_to_string(&pdn).expect("output");
+    assert_eq!(out.matches("[%eval ").count(), 5 + 4, "{out}");
+    let first = std::fs::copy(&pdn, dir.join("first.pdn")).map(|_| dir.join("first.pdn"));
+    let (again, pdn_again, _) = analyse_to(
+        &dir,
+        &first.expect("copy"),
+        &["--variant", "english", "--depth", "4"],
+    );
+    assert_eq!(again.status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&pdn_again).expect("again"), out);
 }
 
 /// The English, International and Turkish sample games, with tables of their variants built

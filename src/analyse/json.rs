@@ -5,9 +5,12 @@
 //! "theoretical_result": {"side", "wdl", "dtw"} or null, "plies": [...]}`, each ply
 //! `{"number", "depth", "side", "move", "fen", "before": {"wdl", "dtw"}, "after": {"wdl",
 //! "dtw"}, "class", "best": [moves], "line": [moves]}`. Outcomes are for the side to move before the
-//! move (`before`) and for the side that played it (`after`).
+//! move (`before`) and for the side that played it (`after`). With engine searches
+//! (`--depth`), two more fields follow: `"search_depth"` and `"evaluated": [...]`, each
+//! `{"number", "depth", "side", "move", "fen", "eval": {"score", "cp", "result", "plies",
+//! "depth", "best", "pv"}}` (see [`game_json`]).
 
-use super::{Analysis, Ply};
+use super::{Analysis, Evaluated, Ply};
 use crate::pdn::Game;
 use crate::tablebase::Outcome;
 
@@ -56,6 +59,36 @@ fn ply(p: &Ply) -> String {
     )
 }
 
+fn evaluated(e: &Evaluated) -> String {
+    let eval = &e.eval;
+    let (cp, result, plies) = match eval.score.plies_to_end() {
+        Some(n) => (
+            "null".to_string(),
+            if eval.score.0 > 0 {
+                "\"win\""
+            } else {
+                "\"loss\""
+            },
+            n.to_string(),
+        ),
+        None => (eval.score.0.to_string(), "null", "null".to_string()),
+    };
+    format!(
+        "{{\"number\":{},\"depth\":{},\"side\":\"{}\",\"move\":{},\"fen\":{},\"eval\":{{\
+         \"score\":{},\"cp\":{cp},\"result\":{result},\"plies\":{plies},\"depth\":{},\"best\":{},\
+         \"pv\":{}}}}}",
+        json_string(&e.number.to_string()),
+        e.depth,
+        e.side.name(),
+        json_string(&e.played),
+        json_string(&e.fen),
+        json_string(&eval.score.to_string()),
+        eval.depth,
+        json_string(&eval.best),
+        list(&eval.pv)
+    )
+}
+
 /// One game's analysis as a JSON object (one line), with the file name and the game's number
 /// in it (from 1).
 ///
@@ -69,6 +102,18 @@ fn ply(p: &Ply) -> String {
 /// side to move before the move, `after` for the side that played it; `class` is a
 /// [`Class`](super::Class) name; `line` is the perfect-play line, given for mistakes only.
 /// `wdl` is `win`, `draw` or `loss`, `dtw` the distance in plies (0 for a draw).
+///
+/// When the analysis had engine searches ([`analyse_game_searched`](super::analyse_game_searched),
+/// `damka analyse --depth N`), two fields follow `plies`: `"search_depth": N` and
+/// `"evaluated": [...]`, one entry per move played from a position outside the tables (main
+/// line and variations, tree order): `{"number", "depth", "side", "move", "fen", "eval":
+/// {"score", "cp", "result", "plies", "depth", "best", "pv"}}`. The first six fields are as
+/// in a ply; `eval` is the engine's evaluation of the position before the move, for the side
+/// to move there: `score` as text (`+0.35` in men, `win in 13`, `loss in 12`), `cp` the score
+/// in centi-men (a man is 100) or null for a proven win or loss, `result` `"win"` or `"loss"`
+/// when the search proved one (else null) and `plies` the plies to the end of the game then
+/// (else null), `depth` the depth searched, `best` the best move found, `pv` the principal
+/// variation from it. Without engine searches neither field is written.
 pub fn game_json(file: &str, number: usize, game: &Game, analysis: &Analysis) -> String {
     let tags: Vec<String> = game
         .tags
@@ -88,9 +133,19 @@ pub fn game_json(file: &str, number: usize, game: &Game, analysis: &Analysis) ->
         None => ("null".to_string(), "null".to_string()),
     };
     let plies: Vec<String> = analysis.plies.iter().map(ply).collect();
+    let searched = match analysis.search_depth {
+        Some(depth) => {
+            let evaluated: Vec<String> = analysis.evaluated.iter().map(evaluated).collect();
+            format!(
+                ",\"search_depth\":{depth},\"evaluated\":[{}]",
+                evaluated.join(",")
+            )
+        }
+        None => String::new(),
+    };
     format!(
         "{{\"file\":{},\"game\":{number},\"tags\":{{{}}},\"first_table_position\":{first},\
-         \"theoretical_result\":{result},\"plies\":[{}]}}",
+         \"theoretical_result\":{result},\"plies\":[{}]{searched}}}",
         json_string(file),
         tags.join(","),
         plies.join(",")

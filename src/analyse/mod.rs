@@ -4,10 +4,13 @@
 //! [`analyse_game`] walks a normalized game (see
 //! [`Replayer::normalize`](crate::pdn::Replayer::normalize)), main line and variations, looks
 //! up every position the tables hold, and classifies each move played from one ([`Class`]).
+//! [`analyse_game_searched`] also has the engine search every position outside the tables
+//! from which a move is played ([`EngineEval`]).
 //! [`annotate`] writes the verdicts into the game as comments, glyphs and perfect-play
-//! variations; [`strip_annotations`] takes them out again, so that an annotated file can be
-//! analysed again with the same result. [`game_json`] gives the analysis as JSON and
-//! [`html::page`] as a web page with board diagrams ([`svg::diagram`]).
+//! variations, and the engine evaluations as `[%eval]` comments; [`strip_annotations`]
+//! takes them out again, so that an annotated file can be analysed again with the same
+//! result. [`game_json`] gives the analysis as JSON and [`html::page`] as a web page with
+//! board diagrams ([`svg::diagram`]).
 
 pub mod html;
 mod json;
@@ -15,9 +18,12 @@ pub mod svg;
 
 pub use json::{game_json, json_string};
 
+use std::sync::atomic::AtomicBool;
+
 use crate::notation::{move_text, parse_fen, parse_move, write_fen};
 use crate::pdn::{Game, Line, MoveNode, MoveNumber, Node, Tag, setup_fen};
 use crate::rules::{Color, LegalMove, Position, Rules, Square, legal_moves};
+use crate::search::{Engine, Limits, Score, line_text};
 use crate::tablebase::{Outcome, ProbeError, RatedMove, TableError, Tablebase, Wdl};
 
 /// How far along a best line the annotation goes, in plies.
@@ -119,6 +125,43 @@ pub struct Ply {
     pub line: Vec<String>,
 }
 
+/// What the engine says of a position outside the tables, after a search of fixed depth.
+///
+/// It is an evaluation, not a verdict: only a decisive score (a win or loss the search
+/// proved, see [`Score::is_decisive`]) is certain.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineEval {
+    /// The score for the side to move: centi-men (a man is 100), or a proven win or loss.
+    pub score: Score,
+    /// The depth searched, in plies.
+    pub depth: u32,
+    /// The best move found, in the variant's notation.
+    pub best: String,
+    /// The principal variation, starting with the best move, in the variant's notation.
+    pub pv: Vec<String>,
+}
+
+/// One move played from a position outside the tables, with the engine's evaluation of the
+/// position before it (see [`analyse_game_searched`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Evaluated {
+    /// The move's position among the moves of the game in tree order (see
+    /// [`Analysis::before`]).
+    pub index: usize,
+    /// 0 for a move of the main line, 1 for a variation of it, and so on.
+    pub depth: usize,
+    /// The move's number (`12.` or `12...`).
+    pub number: MoveNumber,
+    /// The side that played it (the side to move in the position evaluated).
+    pub side: Color,
+    /// The move, in the variant's notation.
+    pub played: String,
+    /// The position before it, as FEN.
+    pub fen: String,
+    /// The engine's evaluation of that position.
+    pub eval: EngineEval,
+}
+
 /// The analysis of one game: its main line and its variations.
 ///
 /// The moves of a game are counted in tree order: the main line's moves in order, each
@@ -139,6 +182,12 @@ pub struct Analysis {
     pub start: Option<Outcome>,
     /// The moves played from table positions, in tree order.
     pub plies: Vec<Ply>,
+    /// The depth of the engine searches, when the analysis had them
+    /// ([`analyse_game_searched`]); `None` otherwise.
+    pub search_depth: Option<u32>,
+    /// The moves played from positions outside the tables, with the engine's evaluation of
+    /// the position before each, in tree order; empty without engine searches.
+    pub evaluated: Vec<Evaluated>,
 }
 
 impl Analysis {
@@ -255,8 +304,9 @@ fn tree_moves(line: &Line) -> usize {
 }
 
 /// Where a line of play stands: the position (unknown after `- -` or a bad setup), its
-/// verdict when already looked up, the side to move, the move number, and the squares of the
-/// move that led to it.
+/// verdict when already looked up, the side to move, the move number, the squares of the
+/// move that led to it, and the index of a move played from this same place (same position,
+/// same history) whose engine evaluation stands for it.
 #[derive(Clone, Copy)]
 struct Place<R: Rules> {
     pos: Option<Position<R>>,
@@ -264,13 +314,42 @@ struct Place<R: Rules> {
     to_move: Option<Color>,
     number: MoveNumber,
     last: Option<(Square, Square)>,
+    evaluated: Option<usize>,
 }
 
 /// One game's analysis in progress.
 struct Walk<'a> {
     tb: &'a Tablebase,
     margin: u16,
+    /// The engine and the depth it searches positions outside the tables to.
+    search: Option<(&'a mut Engine, u32)>,
     analysis: Analysis,
+}
+
+/// The engine's evaluation of the last position of `game` (the line so far, oldest first),
+/// searched `depth` plies deep; `None` when it has no move.
+fn engine_eval<R: Rules>(
+    engine: &mut Engine,
+    game: &[Position<R>],
+    depth: u32,
+) -> Option<EngineEval> {
+    let pos = game.last()?;
+    let limits = Limits {
+        depth: Some(depth),
+        ..Limits::default()
+    };
+    let result = engine.search(game, &limits, &AtomicBool::new(false), &mut |_| {});
+    let best = line_text(pos, &[result.best_move?]).pop()?;
+    let mut pv = line_text(pos, &result.info.pv);
+    if pv.first() != Some(&best) {
+        pv = vec![best.clone()];
+    }
+    Some(EngineEval {
+        score: result.info.score,
+        depth: result.info.depth,
+        best,
+        pv,
+    })
 }
 
 impl Walk<'_> {
@@ -281,29 +360,35 @@ impl Walk<'_> {
         self.analysis.after.extend(std::iter::repeat_n(None, moves));
     }
 
-    /// Analyses a line from `place`, and its variations, at `depth`.
+    /// Analyses a line from `place`, and its variations, at `depth`. `history` holds the
+    /// positions of the line up to `place` (oldest first, `place`'s last), for the engine's
+    /// repetition and move-count draws.
     fn line<R: Rules>(
         &mut self,
         line: &Line,
         mut place: Place<R>,
         depth: usize,
+        mut history: Vec<Position<R>>,
     ) -> Result<(), AnalyseError> {
-        // Where the line stood before its last move: a variation starts there.
-        let mut before: Option<Place<R>> = None;
+        // Where the line stood before its last move, and how long its history was there: a
+        // variation starts there.
+        let mut before: Option<(Place<R>, usize)> = None;
         for node in &line.nodes {
             match node {
                 Node::Move(m) => {
-                    before = Some(place);
+                    let evaluated = Some(self.analysis.before.len());
+                    before = Some((Place { evaluated, ..place }, history.len()));
                     let Some(p) = place.pos else {
                         self.skip(1);
                         place.to_move = place.to_move.map(Color::opponent);
                         place.number = place.number.next();
                         continue;
                     };
-                    place = self.play(&p, &place, &m.text, depth)?;
+                    place = self.play(&p, &place, &m.text, depth, &history)?;
+                    history.extend(place.pos);
                 }
                 Node::UnknownMove => {
-                    before = Some(place);
+                    before = Some((place, history.len()));
                     self.skip(1);
                     place = Place {
                         pos: None,
@@ -311,10 +396,14 @@ impl Walk<'_> {
                         to_move: place.to_move.map(Color::opponent),
                         number: place.number.next(),
                         last: None,
+                        evaluated: None,
                     };
+                    history.clear();
                 }
                 Node::Variation(v) => match before {
-                    Some(b) if b.pos.is_some() => self.line(v, b, depth + 1)?,
+                    Some((b, len)) if b.pos.is_some() => {
+                        self.line(v, b, depth + 1, history[..len].to_vec())?;
+                    }
                     _ => self.skip(tree_moves(v)),
                 },
                 Node::Setup(command) => {
@@ -330,7 +419,9 @@ impl Walk<'_> {
                             .number
                             .after_setup(place.to_move, Some(p.side_to_move())),
                         last: None,
+                        evaluated: None,
                     };
+                    history = vec![p];
                 }
                 Node::Comment(_) => {}
             }
@@ -338,14 +429,16 @@ impl Walk<'_> {
         Ok(())
     }
 
-    /// Plays the move `text` from `p`, recording its verdicts and, from a table position, its
-    /// classification. Returns where the line stands after it.
+    /// Plays the move `text` from `p` (the last position of `history`), recording its
+    /// verdicts and, from a table position, its classification, or outside the tables the
+    /// engine's evaluation. Returns where the line stands after it.
     fn play<R: Rules>(
         &mut self,
         p: &Position<R>,
         place: &Place<R>,
         text: &str,
         depth: usize,
+        history: &[Position<R>],
     ) -> Result<Place<R>, AnalyseError> {
         let number = place.number;
         let legal = legal_moves(p);
@@ -394,6 +487,36 @@ impl Walk<'_> {
                 best,
                 line,
             });
+        } else if let Some((engine, searched)) = self.search.as_mut() {
+            // A variation starting here stands where the move it replaces stood: same
+            // position, same history, same evaluation.
+            let known = place.evaluated.and_then(|at| {
+                self.analysis
+                    .evaluated
+                    .iter()
+                    .rev()
+                    .find(|e| e.index == at)
+                    .map(|e| e.eval.clone())
+            });
+            let eval = match known {
+                Some(e) => Some(e),
+                None => engine_eval(engine, history, *searched),
+            };
+            if let Some(eval) = eval {
+                let at = legal
+                    .iter()
+                    .position(|m| m.mv == found.mv)
+                    .ok_or_else(|| AnalyseError::Replay(format!("move {number} not legal")))?;
+                self.analysis.evaluated.push(Evaluated {
+                    index,
+                    depth,
+                    number,
+                    side: p.side_to_move(),
+                    played: move_text(R::VARIANT, &legal, at),
+                    fen: write_fen(p),
+                    eval,
+                });
+            }
         }
         let next = p.play(&found.mv);
         let verdict = lookup(self.tb, &next)?;
@@ -404,6 +527,7 @@ impl Walk<'_> {
             to_move: Some(next.side_to_move()),
             number: number.next(),
             last: Some((found.mv.from(), found.mv.to())),
+            evaluated: None,
         })
     }
 }
@@ -420,11 +544,45 @@ pub fn analyse_game<R: Rules>(
     game: &Game,
     margin: u16,
 ) -> Result<Analysis, AnalyseError> {
+    walk_game::<R>(tb, game, margin, None)
+}
+
+/// As [`analyse_game`], and moreover every position outside the tables from which a move is
+/// played (main line and variations) is searched `depth` plies deep by `engine`, which is
+/// given the line's positions up to it (so that repetitions and move-count draws count).
+/// The evaluations are in [`Analysis::evaluated`].
+///
+/// The engine is cleared first ([`Engine::new_game`]), so that the evaluations do not depend
+/// on what it searched before. Give it the same tables ([`Engine::set_tables`]) so that it
+/// probes them inside its search. A variation's first move is played from the position of
+/// the move it replaces, whose evaluation it shares.
+pub fn analyse_game_searched<R: Rules>(
+    tb: &Tablebase,
+    game: &Game,
+    margin: u16,
+    engine: &mut Engine,
+    depth: u32,
+) -> Result<Analysis, AnalyseError> {
+    engine.new_game();
+    walk_game::<R>(tb, game, margin, Some((engine, depth)))
+}
+
+fn walk_game<R: Rules>(
+    tb: &Tablebase,
+    game: &Game,
+    margin: u16,
+    search: Option<(&mut Engine, u32)>,
+) -> Result<Analysis, AnalyseError> {
     let first = start::<R>(game)?;
+    let search_depth = search.as_ref().map(|(_, d)| *d);
     let mut walk = Walk {
         tb,
         margin,
-        analysis: Analysis::default(),
+        search,
+        analysis: Analysis {
+            search_depth,
+            ..Analysis::default()
+        },
     };
     walk.analysis.start = lookup(tb, &first)?;
     let place = Place {
@@ -433,8 +591,9 @@ pub fn analyse_game<R: Rules>(
         to_move: Some(first.side_to_move()),
         number: game.start,
         last: None,
+        evaluated: None,
     };
-    walk.line(&game.moves, place, 0)?;
+    walk.line(&game.moves, place, 0, vec![first])?;
     Ok(walk.analysis)
 }
 
@@ -493,12 +652,43 @@ pub fn annotator() -> String {
     format!("damka {}", env!("CARGO_PKG_VERSION"))
 }
 
+/// `+0.35`, `W13` or `L12`: an engine score for the side to move as the `[%eval]` command
+/// writes it (men, or a win or loss in so many plies that the search proved).
+pub fn eval_code(score: Score) -> String {
+    match score.plies_to_end() {
+        Some(n) if score.0 > 0 => format!("W{n}"),
+        Some(n) => format!("L{n}"),
+        None => score.to_string(),
+    }
+}
+
+/// The comment of an engine evaluation: `[%eval +0.35,8] Search: best 11-15.`, or for a
+/// win or loss the search proved `[%eval W13,8] Search: win in 13 plies, best 11-15.` (the
+/// score for the side to move, then the depth searched).
+pub fn eval_comment(eval: &EngineEval) -> String {
+    let code = eval_code(eval.score);
+    let result = match eval.score.plies_to_end() {
+        Some(n) if eval.score.0 > 0 => format!("win in {n} plies, "),
+        Some(n) => format!("loss in {n} plies, "),
+        None => String::new(),
+    };
+    format!(
+        "[%eval {code},{}] Search: {result}best {}.",
+        eval.depth, eval.best
+    )
+}
+
 /// Writes an analysis into its game: the `Annotator` tag; before the first move a
 /// `[%tb ...]` comment if the start position is in the tables, after each move (main line
 /// and variations) one for the position it leads to (the verdict for the side then to move);
 /// on each mistake the glyph (strength mark and NAG: `?` `$2`, `??` `$4`), the sentence of
 /// [`describe`] and a variation with the perfect-play line; `$7` on only moves; a note on
 /// slow wins. Tags, moves and result are otherwise kept.
+///
+/// With engine evaluations ([`analyse_game_searched`]), the position before each evaluated
+/// move gets an [`eval_comment`] where a `[%tb]` comment would stand: before the first move
+/// for the start position, after the move that led to it, after a setup command. The first
+/// move of a variation shares the position, and its comment, of the move it replaces.
 ///
 /// `analysis` must be the analysis of this game as it is (see [`analyse_game`]).
 pub fn annotate(game: &mut Game, analysis: &Analysis) {
@@ -520,20 +710,89 @@ pub fn annotate(game: &mut Game, analysis: &Analysis) {
             *slot = Some(ply);
         }
     }
+    let mut evals: Vec<Option<&EngineEval>> = vec![None; analysis.before.len()];
+    for e in &analysis.evaluated {
+        if let Some(slot) = evals.get_mut(e.index) {
+            *slot = Some(&e.eval);
+        }
+    }
+    let marks = Marks {
+        analysis,
+        plies: &by_index,
+        evals: &evals,
+    };
+    // The evaluation of the start position, if the main line's first move is played there.
+    let start_eval = next_eval(
+        &game.moves.nodes,
+        &tree_indices(&game.moves.nodes, 0),
+        0,
+        &evals,
+    );
     let mut index = 0;
-    annotate_line(&mut game.moves, analysis, &by_index, &mut index);
+    annotate_line(&mut game.moves, &marks, &mut index);
     if let Some(o) = analysis.start {
         game.moves
             .nodes
             .insert(0, Node::Comment(format!("[%tb {}]", verdict_code(o))));
+    } else if let Some(e) = start_eval {
+        game.moves.nodes.insert(0, Node::Comment(eval_comment(e)));
     }
 }
 
+/// What [`annotate`] writes, by move index in tree order.
+struct Marks<'a> {
+    analysis: &'a Analysis,
+    plies: &'a [Option<&'a Ply>],
+    evals: &'a [Option<&'a EngineEval>],
+}
+
+/// The tree index of each node of a line that is a move, the first move counted `first`.
+fn tree_indices(nodes: &[Node], first: usize) -> Vec<Option<usize>> {
+    let mut index = first;
+    nodes
+        .iter()
+        .map(|node| match node {
+            Node::Move(_) => {
+                index += 1;
+                Some(index - 1)
+            }
+            Node::UnknownMove => {
+                index += 1;
+                None
+            }
+            Node::Variation(v) => {
+                index += tree_moves(v);
+                None
+            }
+            Node::Comment(_) | Node::Setup(_) => None,
+        })
+        .collect()
+}
+
+/// The evaluation of the position a line stands at from node `from` on, if the next move,
+/// setup or unknown move of the line (comments and variations passed over) is a move with
+/// an evaluation.
+fn next_eval<'a>(
+    nodes: &[Node],
+    indices: &[Option<usize>],
+    from: usize,
+    evals: &[Option<&'a EngineEval>],
+) -> Option<&'a EngineEval> {
+    let next = (from..nodes.len())
+        .find(|&n| !matches!(nodes[n], Node::Comment(_) | Node::Variation(_)))?;
+    evals.get(indices[next]?).copied().flatten()
+}
+
 /// Annotates one line and its variations; `index` counts the moves in tree order.
-fn annotate_line(line: &mut Line, analysis: &Analysis, plies: &[Option<&Ply>], index: &mut usize) {
+fn annotate_line(line: &mut Line, marks: &Marks<'_>, index: &mut usize) {
     let old = std::mem::take(&mut line.nodes);
+    let indices = tree_indices(&old, *index);
+    // For each node, the evaluation of the position the line stands at after it.
+    let evals_after: Vec<Option<&EngineEval>> = (0..old.len())
+        .map(|n| next_eval(&old, &indices, n + 1, marks.evals))
+        .collect();
     let mut nodes = Vec::with_capacity(old.len() * 2);
-    for node in old {
+    for (n, node) in old.into_iter().enumerate() {
         let mut m = match node {
             Node::Move(m) => m,
             Node::UnknownMove => {
@@ -542,24 +801,35 @@ fn annotate_line(line: &mut Line, analysis: &Analysis, plies: &[Option<&Ply>], i
                 continue;
             }
             Node::Variation(mut v) => {
-                annotate_line(&mut v, analysis, plies, index);
+                annotate_line(&mut v, marks, index);
                 nodes.push(Node::Variation(v));
                 continue;
             }
-            Node::Comment(_) | Node::Setup(_) => {
+            Node::Setup(_) => {
+                nodes.push(node);
+                if let Some(e) = evals_after[n] {
+                    nodes.push(Node::Comment(eval_comment(e)));
+                }
+                continue;
+            }
+            Node::Comment(_) => {
                 nodes.push(node);
                 continue;
             }
         };
         let this = *index;
         *index += 1;
-        let ply = plies.get(this).copied().flatten();
+        let ply = marks.plies.get(this).copied().flatten();
         if let Some(ply) = ply {
             mark(&mut m, ply.class);
         }
         nodes.push(Node::Move(m));
-        let next = analysis.after.get(this).copied().flatten();
-        let mut comment = next.map(|o| format!("[%tb {}]", verdict_code(o)));
+        let next = marks.analysis.after.get(this).copied().flatten();
+        let mut comment = match (next, evals_after[n]) {
+            (Some(o), _) => Some(format!("[%tb {}]", verdict_code(o))),
+            (None, Some(e)) => Some(eval_comment(e)),
+            (None, None) => None,
+        };
         if let Some(ply) = ply.filter(|p| p.class.is_mistake() || p.class == Class::Slower) {
             let text = describe(ply);
             comment = Some(match comment {
@@ -577,10 +847,40 @@ fn annotate_line(line: &mut Line, analysis: &Analysis, plies: &[Option<&Ply>], i
     line.nodes = nodes;
 }
 
+/// Whether `comment` is an engine evaluation as [`eval_comment`] writes it.
+fn eval_comment_written(comment: &str) -> bool {
+    let Some(r) = comment.strip_prefix("[%eval ") else {
+        return false;
+    };
+    let Some((code, rest)) = r.split_once(']') else {
+        return false;
+    };
+    let Some((score, depth)) = code.split_once(',') else {
+        return false;
+    };
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let score_ok = match score.as_bytes().first() {
+        Some(b'W' | b'L') => digits(&score[1..]),
+        Some(b'+' | b'-') => score[1..]
+            .split_once('.')
+            .is_some_and(|(men, hundredths)| digits(men) && digits(hundredths)),
+        _ => false,
+    };
+    let rest = rest.trim();
+    score_ok
+        && digits(depth)
+        && rest.starts_with("Search: ")
+        && rest.contains("best ")
+        && rest.ends_with('.')
+}
+
 /// What a comment is, if the analyser wrote it: `Some(true)` for a mistake's comment (a best
-/// line follows it), `Some(false)` for a verdict or a slow-win note, `None` for another
-/// comment.
+/// line follows it), `Some(false)` for a verdict, an engine evaluation or a slow-win note,
+/// `None` for another comment.
 fn own_comment(comment: &str) -> Option<bool> {
+    if eval_comment_written(comment) {
+        return Some(false);
+    }
     let rest = match comment.strip_prefix("[%tb ") {
         Some(r) => {
             let end = r.find(']')?;
@@ -610,7 +910,8 @@ fn own_comment(comment: &str) -> Option<bool> {
 
 /// Removes what an earlier run of the analyser wrote into a game, so that analysing and
 /// annotating it again gives the same game: when its `Annotator` tag names damka, the
-/// verdict comments (`[%tb ...]`), the mistake and slow-win notes, the best-line variation
+/// verdict comments (`[%tb ...]`), the engine evaluations (`[%eval ...]`, as
+/// [`eval_comment`] writes them), the mistake and slow-win notes, the best-line variation
 /// after each mistake note, and the glyph of the mistake (`?` `$2`, `??` `$4`). Other
 /// comments, variations and marks are kept. Returns whether the game was annotated by damka.
 pub fn strip_annotations(game: &mut Game) -> bool {
@@ -744,6 +1045,41 @@ mod tests {
         m.nags = vec![1, 14];
         mark(&mut m, Class::WinToLoss);
         assert_eq!((m.strength.as_deref(), m.nags), (Some("??"), vec![14, 4]));
+    }
+
+    #[test]
+    fn eval_comments_are_written_and_recognized() {
+        let mut eval = EngineEval {
+            score: Score(35),
+            depth: 8,
+            best: "11-15".into(),
+            pv: vec!["11-15".into(), "23-19".into()],
+        };
+        assert_eq!(eval_code(Score(-120)), "-1.20");
+        assert_eq!(eval_code(Score(0)), "+0.00");
+        assert_eq!(eval_comment(&eval), "[%eval +0.35,8] Search: best 11-15.");
+        assert_eq!(own_comment(&eval_comment(&eval)), Some(false));
+        eval.score = Score(Score::WIN - 13);
+        assert_eq!(
+            eval_comment(&eval),
+            "[%eval W13,8] Search: win in 13 plies, best 11-15."
+        );
+        assert_eq!(own_comment(&eval_comment(&eval)), Some(false));
+        eval.score = Score(-(Score::WIN - 12));
+        assert_eq!(
+            eval_comment(&eval),
+            "[%eval L12,8] Search: loss in 12 plies, best 11-15."
+        );
+        assert_eq!(own_comment(&eval_comment(&eval)), Some(false));
+        for other in [
+            "[%eval 0.35]",
+            "[%eval +0.35,8]",
+            "[%eval +0.35] Search: best 11-15.",
+            "[%eval X3,8] Search: best 11-15.",
+            "[%eval +0.35,8] A fine move.",
+        ] {
+            assert_eq!(own_comment(other), None, "{other}");
+        }
     }
 
     #[test]

@@ -1,19 +1,23 @@
-//! `damka analyse`: annotate PDN games with perfect-play verdicts from the endgame tables.
+//! `damka analyse`: annotate PDN games with perfect-play verdicts from the endgame tables,
+//! and with `--depth` engine evaluations of the positions outside them.
 
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufReader, IsTerminal};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
 use crate::analyse::html::{Entry, page};
 use crate::analyse::{
-    AnalyseError, Analysis, SLOW_MARGIN, analyse_game, annotate, game_json, strip_annotations,
+    AnalyseError, Analysis, SLOW_MARGIN, analyse_game, analyse_game_searched, annotate, game_json,
+    strip_annotations,
 };
 use crate::pdn::{ReadGame, Reader, Replayer, Ruleset, write_game};
 use crate::rules::Color;
+use crate::search::{Engine, MAX_PLY};
 use crate::tablebase::Tablebase;
 use crate::tablebase::probe::DEFAULT_CACHE_BYTES;
 use crate::with_rules;
@@ -47,7 +51,14 @@ pub struct Args {
     /// A win kept more than this many plies slower than the best gets a note.
     #[arg(long, default_value_t = SLOW_MARGIN)]
     margin: u16,
+    /// Search every position outside the tables from which a move is played this many plies
+    /// deep, and note the engine's evaluation (`[%eval]` comments, `evaluated` in the JSON).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_PLY as i64))]
+    depth: Option<u32>,
 }
+
+/// The transposition table of each engine (one per worker thread), in MiB.
+const ENGINE_HASH_MB: usize = 16;
 
 /// A game read, normalized and ready to analyse, or why it cannot be.
 struct Item {
@@ -63,6 +74,7 @@ struct Summary {
     failed: usize,
     mistakes: BTreeMap<String, usize>,
     in_variations: usize,
+    searched: usize,
 }
 
 /// Files with at least this many games get a progress bar (when stderr is a terminal).
@@ -105,13 +117,20 @@ fn read_file(path: &Path, given: Option<Ruleset>) -> Result<Vec<Item>, CliError>
     Ok(items)
 }
 
+/// Analyses one game; with an engine and a depth, searches the positions outside the tables.
 fn analyse_one(
     tb: &Tablebase,
     read: &ReadGame,
     variant: crate::Variant,
     margin: u16,
+    search: Option<(&mut Engine, u32)>,
 ) -> Result<Analysis, AnalyseError> {
-    with_rules!(variant, R => analyse_game::<R>(tb, &read.game, margin))
+    match search {
+        None => with_rules!(variant, R => analyse_game::<R>(tb, &read.game, margin)),
+        Some((engine, depth)) => with_rules!(variant, R => {
+            analyse_game_searched::<R>(tb, &read.game, margin, engine, depth)
+        }),
+    }
 }
 
 fn player(read: &ReadGame, side: Color) -> String {
@@ -162,7 +181,15 @@ fn progress_bar(name: &str, games: usize) -> ProgressBar {
 
 /// Runs `damka analyse`.
 pub fn run(args: Args) -> Result<(), CliError> {
-    let tb = open(&tables_dir(&args.tables), DEFAULT_CACHE_BYTES)?;
+    let tb = Arc::new(open(&tables_dir(&args.tables), DEFAULT_CACHE_BYTES)?);
+    // One engine per worker, probing the same tables, when searching.
+    let engine = || {
+        args.depth.map(|_| {
+            let mut engine = Engine::new(ENGINE_HASH_MB);
+            engine.set_tables(Some(Arc::clone(&tb)));
+            engine
+        })
+    };
     let mut pdn = String::new();
     let mut json = Vec::new();
     let mut done: Vec<(String, usize, Done)> = Vec::new();
@@ -181,9 +208,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
         let bar = progress_bar(&name, items.len());
         let results: Vec<_> = items
             .into_par_iter()
-            .map(|item| {
+            .map_init(engine, |engine, item| {
                 let out = item.game.and_then(|(mut read, variant)| {
-                    let analysis = analyse_one(&tb, &read, variant, args.margin)
+                    let search = engine.as_mut().zip(args.depth);
+                    let analysis = analyse_one(&tb, &read, variant, args.margin, search)
                         .map_err(|e| format!("{}: {e}", read.origin))?;
                     let json = game_json(&name, item.number, &read.game, &analysis);
                     annotate(&mut read.game, &analysis);
@@ -219,6 +247,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
                     }
                     summary.in_variations +=
                         game.analysis.mistakes().filter(|p| p.depth > 0).count();
+                    summary.searched += game.analysis.evaluated.len();
                     if !pdn.is_empty() {
                         pdn.push('\n');
                     }
@@ -241,8 +270,13 @@ pub fn run(args: Args) -> Result<(), CliError> {
             0 => String::new(),
             n => format!(", in variations {n}"),
         };
+        let searched = match args.depth {
+            Some(depth) => format!(", engine evaluations {} (depth {depth})", summary.searched),
+            None => String::new(),
+        };
         eprintln!(
-            "{name}: games {}, reaching the tables {}, failed {}, mistakes: {}{variations}",
+            "{name}: games {}, reaching the tables {}, failed {}, mistakes: {}{variations}\
+             {searched}",
             summary.games,
             summary.reaching,
             summary.failed,
