@@ -447,3 +447,92 @@ fn international_shots() {
         "37-31",
     );
 }
+
+fn damka(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_damka"))
+        .args(args)
+        .env_remove("DAMKA_TABLES")
+        .current_dir(env!("CARGO_TARGET_TMPDIR"))
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn play_command() {
+    let out = damka(&["play", "--variant", "english", "--depth", "6"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let keys: Vec<&str> = lines.iter().map(|l| l.split(' ').next().unwrap()).collect();
+    assert_eq!(
+        keys,
+        ["bestmove", "score", "depth", "nodes", "time", "nps", "pv"]
+    );
+    assert_eq!(lines[2], "depth 6");
+    let best = lines[0].strip_prefix("bestmove ").unwrap();
+    let start = Position::<English>::initial();
+    assert!(parse_move(Variant::English, &legal_moves(&start), best).is_ok());
+    assert!(lines[6].starts_with(&format!("pv {best} ")));
+
+    // First Position, with the tables: White wins in 61 plies, no search.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("search-english");
+    tables(Variant::English);
+    let out = damka(&[
+        "play",
+        "--variant",
+        "english",
+        "--fen",
+        "W:WK19,K23:BK28,12",
+        "--tables",
+        dir.parent()
+            .unwrap()
+            .join("search-english")
+            .to_str()
+            .unwrap(),
+        "--time",
+        "1",
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("\nscore win in 61\ndepth 0\n"), "{text}");
+
+    // Bad input: one line on stderr, exit code 2.
+    for args in [
+        &["play", "--variant", "english"][..],
+        &[
+            "play",
+            "--variant",
+            "english",
+            "--depth",
+            "3",
+            "--time",
+            "1",
+        ],
+        &["play", "--variant", "english", "--time", "0"],
+        &["play", "--variant", "english", "--depth", "0"],
+        &["play", "--variant", "chess", "--depth", "3"],
+        &[
+            "play",
+            "--variant",
+            "english",
+            "--fen",
+            "W:W99:B1",
+            "--depth",
+            "3",
+        ],
+        &[
+            "play",
+            "--variant",
+            "english",
+            "--tables",
+            "/nonexistent/tables",
+            "--depth",
+            "3",
+        ],
+    ] {
+        let out = damka(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(out.stdout.is_empty());
+    }
+}

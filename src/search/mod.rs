@@ -30,7 +30,8 @@ const INF: i32 = 32_000;
 /// opponent the most chances to go wrong.
 const DRAW_BAND: i32 = 25;
 
-/// What bounds a search. With every field `None` the search runs until `stop` is set.
+/// What bounds a search. With every field `None` the search runs until `stop` is set (or
+/// until it reaches depth 64, `MAX_PLY / 2`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Limits {
     /// Search at most this many plies deep (iterations).
@@ -135,6 +136,12 @@ pub struct Engine {
     /// Answer root positions in the tables from them, without search.
     table_root: bool,
 }
+
+// The Hub runs searches on a thread of their own.
+const _: () = {
+    const fn send<T: Send>() {}
+    send::<Engine>()
+};
 
 impl Engine {
     /// An engine with a transposition table of about `hash_mb` MiB.
