@@ -376,6 +376,26 @@ fn limits_and_stop() {
         t.elapsed()
     );
     assert!(r.info.depth >= 4);
+    // No limit: runs until another thread sets `stop`, then answers from the last iteration.
+    let stop = AtomicBool::new(false);
+    let t = std::time::Instant::now();
+    let mut reports = 0;
+    let r = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(Duration::from_millis(300));
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        engine.search(&[start], &Limits::default(), &stop, &mut |_| reports += 1)
+    });
+    assert!(t.elapsed() >= Duration::from_millis(300));
+    assert!(
+        t.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        t.elapsed()
+    );
+    assert!(r.info.depth >= 4 && reports > r.info.depth as usize);
+    let mv = r.best_move.unwrap();
+    assert_eq!(r.info.pv.first(), Some(&mv));
     // Stop already set: still a legal move.
     let r = engine.search(
         &[start],
