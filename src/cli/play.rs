@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use crate::rules::{Position, Rules};
 use crate::search::{Engine, Limits, draw, line_text};
-use crate::tablebase::{Tablebase, Wdl};
 use crate::tablebase::probe::DEFAULT_CACHE_BYTES;
+use crate::tablebase::{Tablebase, Wdl};
 use crate::with_rules;
 
 use super::tables::{open, tables_dir};
