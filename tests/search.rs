@@ -556,3 +556,25 @@ fn play_command() {
         assert!(out.stdout.is_empty());
     }
 }
+
+#[test]
+fn cached_probes_answer_only_from_memory() {
+    tables(Variant::English);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("search-english");
+    // A fresh handle: no table open, no block decoded.
+    let tb = Tablebase::open(&dir).unwrap();
+    let first_position = parse_fen::<English>("W:WK19,K23:BK28,12").unwrap();
+    assert_eq!(tb.resolve_cached(&first_position, true), None);
+    let full = tb.probe_dtw(&first_position).unwrap();
+    assert_eq!((full.wdl, full.dtw), (Wdl::Win, 61));
+    assert_eq!(tb.resolve_cached(&first_position, true), Some(full));
+    // With a capture to resolve: answered once the slices it reaches are in memory.
+    let capture = parse_fen::<English>("B:WK19,K23:BK28,15").unwrap();
+    assert!(legal_moves(&capture).iter().all(|m| m.mv.is_capture()));
+    assert_eq!(tb.resolve_cached(&capture, false), None);
+    let full = tb.probe_wdl(&capture).unwrap();
+    assert_eq!(
+        tb.resolve_cached(&capture, false).map(|o| o.wdl),
+        Some(full)
+    );
+}
