@@ -2,7 +2,9 @@
 //!
 //! The rules engine generates exact legal moves for English, Italian, Spanish, Russian,
 //! Brazilian, International and Turkish draughts; the notation module reads and writes FEN
-//! and move text in each variant's PDN conventions.
+//! and move text in each variant's PDN conventions; `tablebase` builds and probes
+//! perfect-play endgame tables, and `search` is the engine that plays every other position,
+//! probing the tables at its nodes.
 //!
 //! ```
 //! use damka::rules::{English, Position, perft};

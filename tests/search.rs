@@ -109,8 +109,9 @@ fn random_position<R: Rules>(rng: &mut Lcg) -> Position<R> {
     }
 }
 
-/// How many random positions each variant checks, in each of the two modes.
-const PER_VARIANT: usize = 150;
+/// How many random positions each variant checks at the root; every third is also searched
+/// with the root answer turned off.
+const PER_VARIANT: usize = 300;
 
 /// The engine's move keeps the table's best result at the best distance: answered from the
 /// tables at the root, and found by a search that probes the tables at its nodes.
@@ -376,6 +377,26 @@ fn limits_and_stop() {
         t.elapsed()
     );
     assert!(r.info.depth >= 4);
+    // No limit: runs until another thread sets `stop`, then answers from the last iteration.
+    let stop = AtomicBool::new(false);
+    let t = std::time::Instant::now();
+    let mut reports = 0;
+    let r = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(Duration::from_millis(300));
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        engine.search(&[start], &Limits::default(), &stop, &mut |_| reports += 1)
+    });
+    assert!(t.elapsed() >= Duration::from_millis(300));
+    assert!(
+        t.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        t.elapsed()
+    );
+    assert!(r.info.depth >= 4 && reports > r.info.depth as usize);
+    let mv = r.best_move.unwrap();
+    assert_eq!(r.info.pv.first(), Some(&mv));
     // Stop already set: still a legal move.
     let r = engine.search(
         &[start],
@@ -445,5 +466,116 @@ fn international_shots() {
     shot::<International>(
         "W:W26,28,34,35,37,38,39,41,42,43,44,45,46,47,48,49,50:B1,2,3,4,5,6,7,8,9,10,11,12,15,17,18,19,36",
         "37-31",
+    );
+}
+
+fn damka(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_damka"))
+        .args(args)
+        .env_remove("DAMKA_TABLES")
+        .current_dir(env!("CARGO_TARGET_TMPDIR"))
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn play_command() {
+    let out = damka(&["play", "--variant", "english", "--depth", "6"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let keys: Vec<&str> = lines.iter().map(|l| l.split(' ').next().unwrap()).collect();
+    assert_eq!(
+        keys,
+        ["bestmove", "score", "depth", "nodes", "time", "nps", "pv"]
+    );
+    assert_eq!(lines[2], "depth 6");
+    let best = lines[0].strip_prefix("bestmove ").unwrap();
+    let start = Position::<English>::initial();
+    assert!(parse_move(Variant::English, &legal_moves(&start), best).is_ok());
+    assert!(lines[6].starts_with(&format!("pv {best} ")));
+
+    // First Position, with the tables: White wins in 61 plies, no search.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("search-english");
+    tables(Variant::English);
+    let out = damka(&[
+        "play",
+        "--variant",
+        "english",
+        "--fen",
+        "W:WK19,K23:BK28,12",
+        "--tables",
+        dir.parent()
+            .unwrap()
+            .join("search-english")
+            .to_str()
+            .unwrap(),
+        "--time",
+        "1",
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("\nscore win in 61\ndepth 0\n"), "{text}");
+
+    // Bad input: one line on stderr, exit code 2.
+    for args in [
+        &["play", "--variant", "english"][..],
+        &[
+            "play",
+            "--variant",
+            "english",
+            "--depth",
+            "3",
+            "--time",
+            "1",
+        ],
+        &["play", "--variant", "english", "--time", "0"],
+        &["play", "--variant", "english", "--depth", "0"],
+        &["play", "--variant", "chess", "--depth", "3"],
+        &[
+            "play",
+            "--variant",
+            "english",
+            "--fen",
+            "W:W99:B1",
+            "--depth",
+            "3",
+        ],
+        &[
+            "play",
+            "--variant",
+            "english",
+            "--tables",
+            "/nonexistent/tables",
+            "--depth",
+            "3",
+        ],
+    ] {
+        let out = damka(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn cached_probes_answer_only_from_memory() {
+    tables(Variant::English);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("search-english");
+    // A fresh handle: no table open, no block decoded.
+    let tb = Tablebase::open(&dir).unwrap();
+    let first_position = parse_fen::<English>("W:WK19,K23:BK28,12").unwrap();
+    assert_eq!(tb.resolve_cached(&first_position, true), None);
+    let full = tb.probe_dtw(&first_position).unwrap();
+    assert_eq!((full.wdl, full.dtw), (Wdl::Win, 61));
+    assert_eq!(tb.resolve_cached(&first_position, true), Some(full));
+    // With a capture to resolve: answered once the slices it reaches are in memory.
+    let capture = parse_fen::<English>("B:WK19,K23:BK28,15").unwrap();
+    assert!(legal_moves(&capture).iter().all(|m| m.mv.is_capture()));
+    assert_eq!(tb.resolve_cached(&capture, false), None);
+    let full = tb.probe_wdl(&capture).unwrap();
+    assert_eq!(
+        tb.resolve_cached(&capture, false).map(|o| o.wdl),
+        Some(full)
     );
 }

@@ -6,8 +6,9 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use crate::rules::{Position, Rules};
-use crate::search::{Engine, Limits, line_text};
+use crate::search::{Engine, Limits, draw, line_text};
 use crate::tablebase::probe::DEFAULT_CACHE_BYTES;
+use crate::tablebase::{Tablebase, Wdl};
 use crate::with_rules;
 
 use super::tables::{open, tables_dir};
@@ -64,6 +65,7 @@ fn play<R: Rules>(args: &Args) -> Result<(), CliError> {
     } else {
         None
     };
+    let note = tables.as_deref().and_then(|tb| rule_note(tb, &pos));
     let mut engine = Engine::new(args.hash as usize);
     engine.set_tables(tables);
     let limits = Limits {
@@ -84,12 +86,29 @@ fn play<R: Rules>(args: &Args) -> Result<(), CliError> {
     } else {
         0
     };
-    let out = format!(
+    let mut out = format!(
         "bestmove {best}\nscore {}\ndepth {}\nnodes {}\ntime {secs:.3}\nnps {nps}\npv {}\n",
         info.score,
         info.depth,
         info.nodes,
         line.join(" ")
     );
+    if let Some(note) = note {
+        out.push_str(&note);
+    }
     print_out(&out)
+}
+
+/// A line saying so when the tables' win or loss is longer than the variant's move-count
+/// rules allow (the game may end in a draw first).
+fn rule_note<R: Rules>(tb: &Tablebase, pos: &Position<R>) -> Option<String> {
+    let o = tb.probe_dtw(pos).ok()?;
+    let left = draw::rule_plies_left(&[*pos])?;
+    (o.wdl != Wdl::Draw && u32::from(o.dtw) > left).then(|| {
+        format!(
+            "note the tables' {} in {} plies may not be completed within the variant's \
+             move-count rules ({left} plies left)\n",
+            o.wdl, o.dtw
+        )
+    })
 }

@@ -9,7 +9,7 @@ use crate::rules::{BoardKind, Color, Geometry, Position, Rules, Square};
 /// A man, in centi-men.
 pub const MAN: i32 = 100;
 
-/// The value of a king in variant `R`: short kings are worth less than flying kings, and a
+/// The value of a king in `variant`, in centi-men: short kings are worth less than flying kings, and a
 /// flying king on the big board more than on the small one.
 pub const fn king_value(variant: Variant) -> i32 {
     match variant {

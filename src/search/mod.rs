@@ -25,12 +25,17 @@ pub const MAX_PLY: usize = 128;
 
 const INF: i32 = 32_000;
 
+/// From this ply on, near the horizon and in the quiescence, the tables are probed only
+/// when the answer is already in memory (a conditional probe).
+const DEEP_PLY: usize = 4;
+
 /// A position the tables call a draw scores within this band (a quarter of its
 /// evaluation): every such move keeps the draw, and the search picks the one that leaves the
 /// opponent the most chances to go wrong.
 const DRAW_BAND: i32 = 25;
 
-/// What bounds a search. With every field `None` the search runs until `stop` is set.
+/// What bounds a search. With every field `None` the search runs until `stop` is set (or
+/// until it reaches depth 64, `MAX_PLY / 2`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Limits {
     /// Search at most this many plies deep (iterations).
@@ -135,6 +140,12 @@ pub struct Engine {
     /// Answer root positions in the tables from them, without search.
     table_root: bool,
 }
+
+// The Hub runs searches on a thread of their own.
+const _: () = {
+    const fn send<T: Send>() {}
+    send::<Engine>()
+};
 
 impl Engine {
     /// An engine with a transposition table of about `hash_mb` MiB.
@@ -627,11 +638,18 @@ impl<R: Rules> Searcher<'_, R> {
 
     /// The table's verdict on `pos`, when it holds the position and the result cannot be
     /// changed by a move-count rule. Wins are worth more the sooner they come.
-    fn probe(&mut self, pos: &Position<R>, ply: usize) -> Option<i32> {
+    /// With `deep`, only tables already open and blocks already decoded are used: a probe
+    /// that would read and decode a block is skipped (the search goes on instead).
+    fn probe(&mut self, pos: &Position<R>, ply: usize, deep: bool) -> Option<i32> {
         if !self.coverage.holds(pos) {
             return None;
         }
-        let o = self.tables?.probe_dtw(pos).ok()?;
+        let tb = self.tables?;
+        let o = if deep {
+            tb.resolve_cached(pos, true)?
+        } else {
+            tb.probe_dtw(pos).ok()?
+        };
         let d = i32::from(o.dtw);
         let left = draw::plies_left(pos, *self.counters.last().expect("counters"));
         if o.wdl != Wdl::Draw && left.is_some_and(|l| o.dtw as u32 > l) {
@@ -672,7 +690,7 @@ impl<R: Rules> Searcher<'_, R> {
         if ply >= MAX_PLY - 1 {
             return self.eval.evaluate(pos);
         }
-        if let Some(score) = self.probe(pos, ply) {
+        if let Some(score) = self.probe(pos, ply, ply >= DEEP_PLY && depth <= 2) {
             return score;
         }
         let pv_node = beta - alpha > 1;
@@ -792,7 +810,7 @@ impl<R: Rules> Searcher<'_, R> {
         if ply >= MAX_PLY - 1 {
             return self.eval.evaluate(pos);
         }
-        if let Some(score) = self.probe(pos, ply) {
+        if let Some(score) = self.probe(pos, ply, ply >= DEEP_PLY) {
             return score;
         }
         captures(pos, &mut self.list);

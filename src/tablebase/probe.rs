@@ -194,6 +194,56 @@ impl Tablebase {
         Ok(best.unwrap_or(Outcome::loss(0)))
     }
 
+    /// Like [`Tablebase::resolve`], but only from tables already open and blocks already
+    /// decoded in the cache: `None` when an answer would need a file opened or a block read
+    /// and decoded (or a table is missing). Cheap enough for every node of a search.
+    pub fn resolve_cached<R: Rules>(&self, pos: &Position<R>, dtw: bool) -> Option<Outcome> {
+        let mut list = MoveList::default();
+        captures(pos, &mut list);
+        if list.as_slice().is_empty() {
+            return self.stored_cached::<R>(&MoverFrame::of(pos), dtw);
+        }
+        let mut best: Option<Outcome> = None;
+        for mv in list.as_slice() {
+            let o = self.resolve_cached(&pos.play(mv), dtw)?.before_move();
+            let o = if dtw {
+                o
+            } else {
+                Outcome { wdl: o.wdl, dtw: 0 }
+            };
+            best = Some(best.map_or(o, |b| b.max(o)));
+        }
+        best
+    }
+
+    /// The stored outcome of a position with no capture, from the cache only.
+    fn stored_cached<R: Rules>(&self, frame: &MoverFrame, dtw: bool) -> Option<Outcome> {
+        if frame.mover == 0 {
+            return Some(Outcome::loss(0));
+        }
+        if frame.other == 0 {
+            return None;
+        }
+        let material = frame.material();
+        let i = SliceIndex::<R>::new(material).rank(frame)?;
+        let open = |kind| {
+            let key = table_key(R::VARIANT, material, kind);
+            let tables = self.tables.read().unwrap_or_else(|e| e.into_inner());
+            tables.get(&key).cloned()
+        };
+        let wdl = match open(FileKind::Wdl)?.cached_value(i, &self.cache)? as u8 {
+            wdl_code::WIN => Wdl::Win,
+            wdl_code::LOSS => Wdl::Loss,
+            _ => return Some(Outcome::DRAW),
+        };
+        let distance = if dtw {
+            open(FileKind::Dtw)?.cached_value(i, &self.cache)?
+        } else {
+            0
+        };
+        Some(Outcome { wdl, dtw: distance })
+    }
+
     /// The stored outcome of a position with no capture.
     fn stored<R: Rules>(&self, frame: &MoverFrame, dtw: bool) -> Result<Outcome, ProbeError> {
         let variant = R::VARIANT;

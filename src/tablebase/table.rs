@@ -140,6 +140,15 @@ impl TableFile {
         (0..self.header.blocks).try_for_each(|b| self.decode_block(b).map(drop))
     }
 
+    /// The stored value at `index` if its block is already decoded in `cache`; nothing is
+    /// read or decoded.
+    #[inline]
+    pub fn cached_value(&self, index: u64, cache: &BlockCache) -> Option<u16> {
+        let bp = self.header.block_positions as u64;
+        let data = cache.get(self.id, (index / bp) as u32)?;
+        Some(unpack(&data, self.header.value_bits, (index % bp) as usize))
+    }
+
     /// The stored value at `index` (callers keep `index` below `positions`).
     #[inline]
     pub fn value(&self, index: u64, cache: &BlockCache) -> Result<u16, TableError> {
@@ -196,6 +205,14 @@ impl BlockCache {
             shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
             shard_bytes: (bytes / SHARDS).max(1),
         }
+    }
+
+    /// The decoded block `block` of table `table` if it is cached; nothing is loaded.
+    #[inline]
+    pub fn get(&self, table: u32, block: u32) -> Option<Arc<[u8]>> {
+        let key = (table as u64) << 32 | block as u64;
+        let shard = &self.shards[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize];
+        lock(shard).blocks.get(&key).cloned()
     }
 
     /// The decoded block `block` of table `table`, loading it with `load` on a miss.
