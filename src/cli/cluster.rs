@@ -162,7 +162,7 @@ fn submit<R: Rules>(args: &SubmitArgs) -> Result<(), CliError> {
         }
         Err(e) => return Err(slurm_error(e)),
     };
-    let sub = submission(&jobs, &estimates, &known, args.max_cpus).map_err(cluster_error)?;
+    let sub = submission(&jobs, &estimates, &known, args.max_cpus);
     let ctx = Context {
         variant,
         damka,

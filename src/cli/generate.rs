@@ -6,9 +6,7 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::rules::Rules;
-use crate::tablebase::generate::{
-    BUILD_CACHE_BYTES, MAX_SLICE_POSITIONS, job_done, missing_inputs,
-};
+use crate::tablebase::generate::{BUILD_CACHE_BYTES, job_done, missing_inputs};
 use crate::tablebase::{
     Estimate, Material, SliceIndex, SliceJob, SliceReport, build_job, estimate, plan,
 };
@@ -188,7 +186,7 @@ fn plan_text<R: Rules>(jobs: &[SliceJob]) -> String {
     out
 }
 
-/// The closing line of a plan: totals, the largest job, and the slices too large to build.
+/// The closing line of a plan: totals and the largest job.
 fn plan_total(jobs: &[SliceJob], estimates: &[Estimate]) -> Option<String> {
     let (largest, e) = jobs
         .iter()
@@ -196,10 +194,6 @@ fn plan_total(jobs: &[SliceJob], estimates: &[Estimate]) -> Option<String> {
         .max_by_key(|(_, e)| e.positions)?;
     let positions: u64 = estimates.iter().map(|e| e.positions).sum();
     let seconds: f64 = estimates.iter().map(|e| e.core_seconds).sum();
-    let too_large = estimates
-        .iter()
-        .filter(|e| e.largest_slice > MAX_SLICE_POSITIONS)
-        .count();
     let mut line = format!(
         "total jobs {} positions {positions} core-hours {:.1}; largest {} memory {} \
          one-core {}",
@@ -209,12 +203,6 @@ fn plan_total(jobs: &[SliceJob], estimates: &[Estimate]) -> Option<String> {
         human_bytes(e.memory_bytes),
         human_seconds(e.core_seconds),
     );
-    if too_large > 0 {
-        line.push_str(&format!(
-            "; {too_large} jobs have a slice over {MAX_SLICE_POSITIONS} indices, more than \
-             the generator can build"
-        ));
-    }
     line.push('\n');
     Some(line)
 }

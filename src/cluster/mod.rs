@@ -19,7 +19,7 @@
 //!     .iter()
 //!     .map(|j| if j.key().pieces() == 2 { Known::Done } else { Known::Build })
 //!     .collect();
-//! let sub = submission(&jobs, &estimates, &known, 16).unwrap();
+//! let sub = submission(&jobs, &estimates, &known, 16);
 //! assert!(sub.slices.iter().all(|s| s.job.key().pieces() == 3));
 //! assert!(sub.verify.is_some());
 //! ```
@@ -32,7 +32,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::Variant;
-use crate::tablebase::generate::{BUILD_BASE_BYTES, Estimate, MAX_SLICE_POSITIONS};
+use crate::tablebase::generate::{BUILD_BASE_BYTES, Estimate};
 use crate::tablebase::probe::DEFAULT_CACHE_BYTES;
 use crate::tablebase::{FileKind, Material, SliceJob, Tablebase};
 
@@ -126,8 +126,6 @@ pub struct Submission {
 /// Why a submission cannot be made.
 #[derive(Debug)]
 pub enum ClusterError {
-    /// Slices of the plan are larger than the generator can index (key, positions).
-    TooLarge(Vec<(Material, u64)>),
     /// The state file cannot be read or written.
     State(PathBuf, String),
 }
@@ -135,18 +133,6 @@ pub enum ClusterError {
 impl fmt::Display for ClusterError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ClusterError::TooLarge(list) => {
-                write!(
-                    f,
-                    "{} slices have more than {MAX_SLICE_POSITIONS} indices, more than the \
-                     generator can build:",
-                    list.len()
-                )?;
-                for (m, n) in list {
-                    write!(f, " {m} ({n})")?;
-                }
-                Ok(())
-            }
             ClusterError::State(path, e) => write!(f, "{}: {e}", path.display()),
         }
     }
@@ -162,17 +148,7 @@ pub fn submission(
     estimates: &[Estimate],
     known: &[Known],
     max_cpus: u32,
-) -> Result<Submission, ClusterError> {
-    let too_large: Vec<(Material, u64)> = jobs
-        .iter()
-        .zip(estimates)
-        .zip(known)
-        .filter(|((_, e), k)| **k == Known::Build && e.largest_slice > MAX_SLICE_POSITIONS)
-        .map(|((j, e), _)| (j.key(), e.largest_slice))
-        .collect();
-    if !too_large.is_empty() {
-        return Err(ClusterError::TooLarge(too_large));
-    }
+) -> Submission {
     let job_of: HashMap<Material, usize> = jobs
         .iter()
         .enumerate()
@@ -213,7 +189,7 @@ pub fn submission(
             after: sorted(pending.iter().flatten().copied()),
         }
     });
-    Ok(Submission { slices, verify })
+    Submission { slices, verify }
 }
 
 /// Jobs already queued first (by id), then those of the submission (in its order); once each.
@@ -776,7 +752,7 @@ mod tests {
     fn every_job_waits_for_exactly_the_jobs_of_its_unbuilt_inputs() {
         let (jobs, e) = english(4);
         let known = vec![Known::Build; jobs.len()];
-        let sub = submission(&jobs, &e, &known, 16).unwrap();
+        let sub = submission(&jobs, &e, &known, 16);
         assert_eq!(sub.slices.len(), jobs.len());
         for (i, s) in sub.slices.iter().enumerate() {
             assert_eq!(s.job, jobs[i]);
@@ -819,7 +795,7 @@ mod tests {
         known[key] = Known::Build;
         let q = index_of(&jobs, "2001");
         known[q] = Known::Queued(77);
-        let sub = submission(&jobs, &e, &known, 16).unwrap();
+        let sub = submission(&jobs, &e, &known, 16);
         let three: Vec<&PlannedSlice> = sub
             .slices
             .iter()
@@ -867,21 +843,9 @@ mod tests {
         let (jobs, e) = english(3);
         let mut known = vec![Known::Done; jobs.len()];
         known[0] = Known::Queued(5);
-        let sub = submission(&jobs, &e, &known, 16).unwrap();
+        let sub = submission(&jobs, &e, &known, 16);
         assert!(sub.slices.is_empty());
         assert!(sub.verify.is_none());
-    }
-
-    #[test]
-    fn slices_past_the_index_limit_are_refused() {
-        let (jobs, e) = english(8);
-        let known = vec![Known::Build; jobs.len()];
-        let err = submission(&jobs, &e, &known, 16).unwrap_err();
-        let ClusterError::TooLarge(list) = &err else {
-            panic!("{err}")
-        };
-        assert!(list.iter().any(|(m, _)| m.to_string() == "2213"));
-        assert!(list.iter().all(|(_, n)| *n > MAX_SLICE_POSITIONS));
     }
 
     #[test]
@@ -914,7 +878,7 @@ mod tests {
     fn sbatch_lines_name_the_job_its_log_resources_and_command() {
         let (jobs, e) = english(4);
         let known = vec![Known::Build; jobs.len()];
-        let sub = submission(&jobs, &e, &known, 16).unwrap();
+        let sub = submission(&jobs, &e, &known, 16);
         let i = index_of(&jobs, "2101");
         let s = &sub.slices[i];
         let args = context().slice_args(s, &["12".to_string(), "15".to_string()]);
@@ -954,7 +918,7 @@ mod tests {
             })
             .collect();
         known[index_of(&jobs, "1101")] = Known::Queued(40);
-        let sub = submission(&jobs, &e, &known, 16).unwrap();
+        let sub = submission(&jobs, &e, &known, 16);
         let script = context().script(&sub);
         let lines: Vec<&str> = script.lines().collect();
         assert_eq!(lines[0], "#!/bin/sh");

@@ -59,17 +59,11 @@ pub const BUILD_BYTES_PER_POSITION: u64 = 10;
 /// Bytes a build holds besides its positions and the cache: code, threads, input maps.
 pub const BUILD_BASE_BYTES: u64 = 64 << 20;
 
-/// The most indices a slice may have for this generator (its ply lists hold 32-bit
-/// indices); a larger slice is refused with [`GenerateError::TooLarge`].
-pub const MAX_SLICE_POSITIONS: u64 = u32::MAX as u64 - 1;
-
 /// What building one job is expected to cost.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Estimate {
     /// Indices of the job's slices.
     pub positions: u64,
-    /// Positions of its largest slice (what [`MAX_SLICE_POSITIONS`] limits).
-    pub largest_slice: u64,
     /// Peak memory, bytes: positions, a full input cache and the base.
     pub memory_bytes: u64,
     /// Seconds on one core.
@@ -93,15 +87,13 @@ pub fn positions_per_core_second<R: Rules>(job: &SliceJob) -> f64 {
 
 /// The expected memory and one-core time of building `job`.
 pub fn estimate<R: Rules>(job: &SliceJob) -> Estimate {
-    let sizes: Vec<u64> = job
+    let positions: u64 = job
         .slices
         .iter()
         .map(|&m| SliceIndex::<R>::new(m).size())
-        .collect();
-    let positions: u64 = sizes.iter().sum();
+        .sum();
     Estimate {
         positions,
-        largest_slice: sizes.iter().copied().max().unwrap_or(0),
         memory_bytes: positions * BUILD_BYTES_PER_POSITION
             + BUILD_CACHE_BYTES as u64
             + BUILD_BASE_BYTES,
@@ -120,8 +112,6 @@ pub enum GenerateError {
     MissingInputs(Vec<PathBuf>),
     /// A written file did not pass its check.
     Check(TableError),
-    /// A slice too large for this build's index arithmetic.
-    TooLarge(Material, u64),
 }
 
 impl fmt::Display for GenerateError {
@@ -137,7 +127,6 @@ impl fmt::Display for GenerateError {
                 Ok(())
             }
             GenerateError::Check(e) => write!(f, "written table failed its check: {e}"),
-            GenerateError::TooLarge(m, n) => write!(f, "slice {m} has {n} indices, too many"),
         }
     }
 }
@@ -195,11 +184,7 @@ pub fn build_job<R: Rules>(
     tb: &Tablebase,
     progress: &ProgressBar,
 ) -> Result<Vec<SliceReport>, GenerateError> {
-    let slices: Vec<Slice<R>> = job
-        .slices
-        .iter()
-        .map(|&m| Slice::new(m))
-        .collect::<Result<_, _>>()?;
+    let slices: Vec<Slice<R>> = job.slices.iter().map(|&m| Slice::new(m)).collect();
     let total: u64 = slices.iter().map(|s| s.index.size()).sum();
     progress.set_length(2 * total);
     progress.set_position(0);
@@ -270,17 +255,14 @@ const ONE_MOVE: u32 = 1 << 16;
 const COUNT_BITS: u32 = 0xff << 16;
 
 impl<R: Rules> Slice<R> {
-    fn new(m: Material) -> Result<Self, GenerateError> {
+    fn new(m: Material) -> Self {
         let index = SliceIndex::<R>::new(m);
         let n = index.size();
-        if n > MAX_SLICE_POSITIONS {
-            return Err(GenerateError::TooLarge(m, n));
-        }
-        Ok(Slice {
+        Slice {
             index,
             state: (0..n).map(|_| AtomicU32::new(UNKNOWN as u32)).collect(),
             crowning: (0..n).map(|_| AtomicU16::new(0)).collect(),
-        })
+        }
     }
 }
 
@@ -299,8 +281,28 @@ fn claim(cell: &AtomicU32, code: u16) -> bool {
     }
 }
 
-/// A position resolved at some distance, waiting for its ply.
-type Entry = (u8, u32);
+/// A position resolved at some distance, waiting for its ply: the number of its slice in the
+/// job (0, or 1 for the twin) in the top byte, its index in the 56 bits below. Eight bytes,
+/// so that the lists of a large slice stay small while any slice size can be indexed.
+#[derive(Copy, Clone)]
+struct Entry(u64);
+
+impl Entry {
+    const INDEX_BITS: u32 = 56;
+
+    fn new(slice: usize, index: u64) -> Entry {
+        debug_assert!(slice < 2 && index >> Self::INDEX_BITS == 0);
+        Entry((slice as u64) << Self::INDEX_BITS | index)
+    }
+
+    fn slice(self) -> usize {
+        (self.0 >> Self::INDEX_BITS) as usize
+    }
+
+    fn index(self) -> u64 {
+        self.0 & ((1 << Self::INDEX_BITS) - 1)
+    }
+}
 
 /// Lists of positions by distance.
 #[derive(Default)]
@@ -318,8 +320,8 @@ fn push_at(lists: &mut Vec<Vec<Entry>>, ply: usize, e: Entry) {
 
 /// One finding of the first pass: resolved at `dtw`, or a crowning win seeded at `dtw`.
 enum Found {
-    Resolved(u16, u32),
-    Seed(u16, u32),
+    Resolved(u16, u64),
+    Seed(u16, u64),
 }
 
 fn solve<R: Rules>(
@@ -342,8 +344,10 @@ fn solve<R: Rules>(
             .collect::<Result<Vec<_>, GenerateError>>()?;
         for f in found.into_iter().flatten() {
             match f {
-                Found::Resolved(d, i) => push_at(&mut schedule.resolved, d as usize, (s as u8, i)),
-                Found::Seed(d, i) => push_at(&mut schedule.seeds, d as usize, (s as u8, i)),
+                Found::Resolved(d, i) => {
+                    push_at(&mut schedule.resolved, d as usize, Entry::new(s, i))
+                }
+                Found::Seed(d, i) => push_at(&mut schedule.seeds, d as usize, Entry::new(s, i)),
             }
         }
     }
@@ -354,9 +358,9 @@ fn solve<R: Rules>(
             std::mem::take(schedule.resolved.get_mut(ply).unwrap_or(&mut Vec::new()));
         if let Some(seeds) = schedule.seeds.get_mut(ply) {
             let win = Outcome::win(ply as u16).code();
-            for (s, i) in std::mem::take(seeds) {
-                if claim(&slices[s as usize].state[i as usize], win) {
-                    frontier.push((s, i));
+            for e in std::mem::take(seeds) {
+                if claim(&slices[e.slice()].state[e.index() as usize], win) {
+                    frontier.push(e);
                 }
             }
         }
@@ -364,13 +368,13 @@ fn solve<R: Rules>(
             .par_chunks(4096)
             .map(|chunk| {
                 let mut out = Vec::new();
-                for &(s, i) in chunk {
-                    let t = twin(s as usize);
+                for &e in chunk {
+                    let t = twin(e.slice());
                     back_propagate(
-                        &slices[s as usize],
+                        &slices[e.slice()],
                         &slices[t],
-                        t as u8,
-                        i,
+                        t,
+                        e.index(),
                         ply as u16,
                         &mut out,
                     );
@@ -427,7 +431,7 @@ fn first_pass<R: Rules>(
             let best = best.unwrap_or(Outcome::loss(0));
             cell.store((CAPTURE | best.code()) as u32, Relaxed);
             if best.wdl != Wdl::Draw {
-                found.push(Found::Resolved(best.dtw, i as u32));
+                found.push(Found::Resolved(best.dtw, i));
             }
             continue;
         } else {
@@ -448,7 +452,7 @@ fn first_pass<R: Rules>(
                 if let Some(c) = crowning {
                     slice.crowning[i as usize].store(c.code(), Relaxed);
                     if c.wdl == Wdl::Win {
-                        found.push(Found::Seed(c.dtw, i as u32));
+                        found.push(Found::Seed(c.dtw, i));
                     }
                 }
                 None
@@ -457,7 +461,7 @@ fn first_pass<R: Rules>(
         if let Some(o) = resolved {
             cell.store(o.code() as u32, Relaxed);
             if o.wdl != Wdl::Draw {
-                found.push(Found::Resolved(o.dtw, i as u32));
+                found.push(Found::Resolved(o.dtw, i));
             }
         }
     }
@@ -469,8 +473,8 @@ fn first_pass<R: Rules>(
 fn back_propagate<R: Rules>(
     from: &Slice<R>,
     into: &Slice<R>,
-    t: u8,
-    i: u32,
+    t: usize,
+    i: u64,
     ply: u16,
     out: &mut Vec<(u16, Entry)>,
 ) {
@@ -478,7 +482,7 @@ fn back_propagate<R: Rules>(
     let Some(outcome) = Outcome::from_code(code) else {
         return;
     };
-    let Some(frame) = from.index.unrank(i as u64) else {
+    let Some(frame) = from.index.unrank(i) else {
         return;
     };
     predecessors::<R>(&frame, |q| {
@@ -487,7 +491,7 @@ fn back_propagate<R: Rules>(
         match outcome.wdl {
             Wdl::Loss => {
                 if claim(cell, Outcome::win(ply + 1).code()) {
-                    out.push((ply + 1, (t, j as u32)));
+                    out.push((ply + 1, Entry::new(t, j)));
                 }
             }
             Wdl::Win => {
@@ -504,7 +508,7 @@ fn back_propagate<R: Rules>(
                     Some(_) => return,
                 };
                 cell.fetch_or(Outcome::loss(dtw).code() as u32, Relaxed);
-                out.push((dtw, (t, j as u32)));
+                out.push((dtw, Entry::new(t, j)));
             }
             Wdl::Draw => {}
         }
@@ -640,4 +644,18 @@ fn fill_runs(block: &[u16], f: impl Fn(u16) -> Option<u16>) -> Vec<u16> {
 
 fn compress(raw: &[u8], level: i32) -> Vec<u8> {
     zstd::bulk::compress(raw, level).expect("zstd compresses any input in memory")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Entry;
+
+    #[test]
+    fn entries_hold_indices_past_32_bits() {
+        for (slice, index) in [(0, 0), (1, 0), (0, u32::MAX as u64 + 7), (1, (1 << 56) - 1)] {
+            let e = Entry::new(slice, index);
+            assert_eq!((e.slice(), e.index()), (slice, index));
+        }
+        assert_eq!(std::mem::size_of::<Entry>(), 8);
+    }
 }
