@@ -54,6 +54,7 @@ fn analyse(text: &str) -> Vec<(Game, Analysis, String)> {
 /// As [`analyse`], with engine searches `depth` plies deep outside the tables when given.
 fn analyse_with(text: &str, depth: Option<u32>) -> Vec<(Game, Analysis, String)> {
     let mut engine = Engine::new(16);
+    engine.set_conditional_probes(false);
     engine.set_tables(Some(Arc::new(
         Tablebase::open(tables_dir()).expect("built tables"),
     )));

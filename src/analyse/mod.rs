@@ -554,7 +554,8 @@ pub fn analyse_game<R: Rules>(
 ///
 /// The engine is cleared first ([`Engine::new_game`]), so that the evaluations do not depend
 /// on what it searched before. Give it the same tables ([`Engine::set_tables`]) so that it
-/// probes them inside its search. A variation's first move is played from the position of
+/// probes them inside its search, with conditional probes off
+/// ([`Engine::set_conditional_probes`]) so that the evaluations do not depend on the cache. A variation's first move is played from the position of
 /// the move it replaces, whose evaluation it shares.
 pub fn analyse_game_searched<R: Rules>(
     tb: &Tablebase,

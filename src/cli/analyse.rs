@@ -187,6 +187,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         args.depth.map(|_| {
             let mut engine = Engine::new(ENGINE_HASH_MB);
             engine.set_tables(Some(Arc::clone(&tb)));
+            engine.set_conditional_probes(false);
             engine
         })
     };

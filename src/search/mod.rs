@@ -139,6 +139,8 @@ pub struct Engine {
     coverage: HashMap<Variant, Arc<Coverage>>,
     /// Answer root positions in the tables from them, without search.
     table_root: bool,
+    /// Probe deep in the tree only what is already in memory.
+    conditional_probes: bool,
 }
 
 // The Hub runs searches on a thread of their own.
@@ -156,6 +158,7 @@ impl Engine {
             tables: None,
             coverage: HashMap::new(),
             table_root: true,
+            conditional_probes: true,
         }
     }
 
@@ -163,6 +166,14 @@ impl Engine {
     /// (the default). Off, the search runs and probes the tables at its nodes only.
     pub fn set_table_root(&mut self, enabled: bool) {
         self.table_root = enabled;
+    }
+
+    /// Whether probes deep in the tree and in the quiescence are skipped when they would read
+    /// a block from disk (the default: faster, but then a search's result depends on what
+    /// earlier probes left in the cache). Off, every node the tables hold is probed, so the
+    /// same search gives the same result whatever ran before (what the analyser needs).
+    pub fn set_conditional_probes(&mut self, enabled: bool) {
+        self.conditional_probes = enabled;
     }
 
     /// Uses `tables` for probes (or none).
@@ -245,6 +256,7 @@ impl Engine {
             history: &mut self.history,
             tables: tables.as_deref(),
             coverage: &coverage,
+            conditional: self.conditional_probes,
             eval: Eval::new(),
             keys: game.iter().map(zobrist::key).collect(),
             counters,
@@ -385,6 +397,8 @@ struct Searcher<'a, R: Rules> {
     history: &'a mut History,
     tables: Option<&'a Tablebase>,
     coverage: &'a Coverage,
+    /// Deep probes only from memory (see [`Engine::set_conditional_probes`]).
+    conditional: bool,
     eval: Eval<R>,
     /// Keys of the game's positions, then of the current line.
     keys: Vec<u64>,
@@ -690,7 +704,8 @@ impl<R: Rules> Searcher<'_, R> {
         if ply >= MAX_PLY - 1 {
             return self.eval.evaluate(pos);
         }
-        if let Some(score) = self.probe(pos, ply, ply >= DEEP_PLY && depth <= 2) {
+        let deep = self.conditional && ply >= DEEP_PLY && depth <= 2;
+        if let Some(score) = self.probe(pos, ply, deep) {
             return score;
         }
         let pv_node = beta - alpha > 1;
@@ -810,7 +825,7 @@ impl<R: Rules> Searcher<'_, R> {
         if ply >= MAX_PLY - 1 {
             return self.eval.evaluate(pos);
         }
-        if let Some(score) = self.probe(pos, ply, ply >= DEEP_PLY) {
+        if let Some(score) = self.probe(pos, ply, self.conditional && ply >= DEEP_PLY) {
             return score;
         }
         captures(pos, &mut self.list);
