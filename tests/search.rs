@@ -17,18 +17,8 @@ use damka::search::{Engine, Limits, Score, SearchResult, draw};
 use damka::tablebase::{Material, SliceIndex, Tablebase, Wdl, build_job, plan};
 use damka::{Variant, with_rules};
 
-/// A tiny deterministic generator.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 11) % n
-    }
-}
+mod common;
+use common::Lcg;
 
 /// Whether the test tables of `variant` hold slice `m`: every slice up to 4 pieces, except
 /// that Turkish (64 squares, the slowest to build) has only its king-only 4-piece slices.

@@ -20,18 +20,8 @@ use damka::tablebase::{
 };
 use damka::{Variant, with_rules};
 
-/// A tiny deterministic generator.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 11) % n
-    }
-}
+mod common;
+use common::Lcg;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
