@@ -176,103 +176,91 @@ impl Tablebase {
 
     /// The outcome of `pos`, searching captures; with `dtw` false the distance is 0.
     pub fn resolve<R: Rules>(&self, pos: &Position<R>, dtw: bool) -> Result<Outcome, ProbeError> {
-        let mut list = MoveList::default();
-        captures(pos, &mut list);
-        if list.as_slice().is_empty() {
-            return self.stored::<R>(&MoverFrame::of(pos), dtw);
-        }
-        let mut best: Option<Outcome> = None;
-        for mv in list.as_slice() {
-            let o = self.resolve(&pos.play(mv), dtw)?.before_move();
-            let o = if dtw {
-                o
-            } else {
-                Outcome { wdl: o.wdl, dtw: 0 }
-            };
-            best = Some(best.map_or(o, |b| b.max(o)));
-        }
-        Ok(best.unwrap_or(Outcome::loss(0)))
+        resolve_by(pos, dtw, &|frame| {
+            self.stored::<R, _>(
+                frame,
+                dtw,
+                |why| ProbeError::NotCovered(why.into()),
+                |material, kind, i| {
+                    Ok(self
+                        .table(R::VARIANT, material, kind)?
+                        .value(i, &self.cache)?)
+                },
+            )
+        })
     }
 
     /// Like [`Tablebase::resolve`], but only from tables already open and blocks already
     /// decoded in the cache: `None` when an answer would need a file opened or a block read
     /// and decoded (or a table is missing). Cheap enough for every node of a search.
     pub fn resolve_cached<R: Rules>(&self, pos: &Position<R>, dtw: bool) -> Option<Outcome> {
-        let mut list = MoveList::default();
-        captures(pos, &mut list);
-        if list.as_slice().is_empty() {
-            return self.stored_cached::<R>(&MoverFrame::of(pos), dtw);
-        }
-        let mut best: Option<Outcome> = None;
-        for mv in list.as_slice() {
-            let o = self.resolve_cached(&pos.play(mv), dtw)?.before_move();
-            let o = if dtw {
-                o
-            } else {
-                Outcome { wdl: o.wdl, dtw: 0 }
-            };
-            best = Some(best.map_or(o, |b| b.max(o)));
-        }
-        best
-    }
-
-    /// The stored outcome of a position with no capture, from the cache only.
-    fn stored_cached<R: Rules>(&self, frame: &MoverFrame, dtw: bool) -> Option<Outcome> {
-        if frame.mover == 0 {
-            return Some(Outcome::loss(0));
-        }
-        if frame.other == 0 {
-            return None;
-        }
-        let material = frame.material();
-        let i = SliceIndex::<R>::new(material).rank(frame)?;
-        let open = |kind| {
+        let cached = |material, kind, i| {
             let key = table_key(R::VARIANT, material, kind);
             let tables = self.tables.read().unwrap_or_else(|e| e.into_inner());
-            tables.get(&key).cloned()
+            let table = tables.get(&key).cloned().ok_or(())?;
+            table.cached_value(i, &self.cache).ok_or(())
         };
-        let wdl = match open(FileKind::Wdl)?.cached_value(i, &self.cache)? as u8 {
-            wdl_code::WIN => Wdl::Win,
-            wdl_code::LOSS => Wdl::Loss,
-            _ => return Some(Outcome::DRAW),
-        };
-        let distance = if dtw {
-            open(FileKind::Dtw)?.cached_value(i, &self.cache)?
-        } else {
-            0
-        };
-        Some(Outcome { wdl, dtw: distance })
+        resolve_by(pos, dtw, &|frame| {
+            self.stored::<R, _>(frame, dtw, |_| (), cached)
+        })
+        .ok()
     }
 
-    /// The stored outcome of a position with no capture.
-    fn stored<R: Rules>(&self, frame: &MoverFrame, dtw: bool) -> Result<Outcome, ProbeError> {
-        let variant = R::VARIANT;
+    /// The stored outcome of a position with no capture, its values read by `value` (from
+    /// the tables of a material, of a kind, at an index); `not_covered` makes the error for a
+    /// position the tables cannot hold.
+    fn stored<R: Rules, E>(
+        &self,
+        frame: &MoverFrame,
+        dtw: bool,
+        not_covered: impl Fn(&str) -> E,
+        value: impl Fn(Material, FileKind, u64) -> Result<u16, E>,
+    ) -> Result<Outcome, E> {
         if frame.mover == 0 {
             return Ok(Outcome::loss(0));
         }
         if frame.other == 0 {
-            return Err(ProbeError::NotCovered(
-                "the side not to move has no pieces".into(),
-            ));
+            return Err(not_covered("the side not to move has no pieces"));
         }
         let material = frame.material();
-        let i = SliceIndex::<R>::new(material).rank(frame).ok_or_else(|| {
-            ProbeError::NotCovered("a man stands where men of its side never can".into())
-        })?;
-        let wdl = self
-            .table(variant, material, FileKind::Wdl)?
-            .value(i, &self.cache)? as u8;
-        let wdl = match wdl {
+        let i = SliceIndex::<R>::new(material)
+            .rank(frame)
+            .ok_or_else(|| not_covered("a man stands where men of its side never can"))?;
+        let wdl = match value(material, FileKind::Wdl, i)? as u8 {
             wdl_code::WIN => Wdl::Win,
             wdl_code::LOSS => Wdl::Loss,
             _ => return Ok(Outcome::DRAW),
         };
         let distance = if dtw {
-            self.table(variant, material, FileKind::Dtw)?
-                .value(i, &self.cache)?
+            value(material, FileKind::Dtw, i)?
         } else {
             0
         };
         Ok(Outcome { wdl, dtw: distance })
     }
+}
+
+/// The outcome of `pos` with its captures played out (each side takes its best), down to
+/// positions without a capture, whose outcome `stored` gives.
+fn resolve_by<R: Rules, E>(
+    pos: &Position<R>,
+    dtw: bool,
+    stored: &impl Fn(&MoverFrame) -> Result<Outcome, E>,
+) -> Result<Outcome, E> {
+    let mut list = MoveList::default();
+    captures(pos, &mut list);
+    if list.as_slice().is_empty() {
+        return stored(&MoverFrame::of(pos));
+    }
+    let mut best: Option<Outcome> = None;
+    for mv in list.as_slice() {
+        let o = resolve_by(&pos.play(mv), dtw, stored)?.before_move();
+        let o = if dtw {
+            o
+        } else {
+            Outcome { wdl: o.wdl, dtw: 0 }
+        };
+        best = Some(best.map_or(o, |b| b.max(o)));
+    }
+    Ok(best.unwrap_or(Outcome::loss(0)))
 }
