@@ -579,11 +579,13 @@ fn assert_valid_json(text: &str) -> Json {
     report
 }
 
-/// Walks every line of each `every`th game of an annotated file and checks each `[%tb]`
-/// comment against a probe of the position it stands at. Returns the positions checked (FEN)
-/// with their codes.
-fn check_verdicts(text: &str, every: usize) -> Vec<(String, String)> {
-    fn line(l: &damka::pdn::Line, start: Position<English>, checked: &mut Vec<(String, String)>) {
+/// Every comment of a game, main line and variations, with the position it stands at.
+fn comments_with_positions(game: &Game) -> Vec<(Position<English>, String)> {
+    fn line(
+        l: &damka::pdn::Line,
+        start: Position<English>,
+        out: &mut Vec<(Position<English>, String)>,
+    ) {
         let mut p = start;
         let mut before = start;
         for node in &l.nodes {
@@ -594,28 +596,40 @@ fn check_verdicts(text: &str, every: usize) -> Vec<(String, String)> {
                     before = p;
                     p = p.play(&found.mv);
                 }
-                Node::Variation(v) => line(v, before, checked),
-                Node::Comment(c) if c.starts_with("[%tb ") => {
-                    let code = c[5..].split(']').next().expect("closed command");
-                    let probed = tables().probe_dtw(&p).expect("in the tables");
-                    assert_eq!(code, verdict_code(probed), "{}", write_fen(&p));
-                    checked.push((write_fen(&p), code.to_string()));
-                }
+                Node::Variation(v) => line(v, before, out),
+                Node::Comment(c) => out.push((p, c.clone())),
                 _ => {}
             }
         }
     }
+    let start = game.tag("FEN").map_or_else(Position::initial, pos);
+    let mut out = Vec::new();
+    line(&game.moves, start, &mut out);
+    out
+}
+
+/// The code of a `[%tb]` comment, checked against a probe of the position it stands at.
+fn checked_tb_code(p: &Position<English>, comment: &str) -> String {
+    let code = comment[5..].split(']').next().expect("closed command");
+    let probed = tables().probe_dtw(p).expect("in the tables");
+    assert_eq!(code, verdict_code(probed), "{}", write_fen(p));
+    code.to_string()
+}
+
+/// Checks each `[%tb]` comment of each `every`th game of an annotated file against a probe
+/// of the position it stands at. Returns the positions checked (FEN) with their codes.
+fn check_verdicts(text: &str, every: usize) -> Vec<(String, String)> {
     let mut checked = Vec::new();
     for (n, read) in Reader::new("out.pdn", text.as_bytes()).enumerate() {
         let game = read.expect("the output reads").game;
         if n % every != 0 {
             continue;
         }
-        let start: Position<English> = match game.tag("FEN") {
-            Some(f) => pos(f),
-            None => Position::initial(),
-        };
-        line(&game.moves, start, &mut checked);
+        for (p, c) in comments_with_positions(&game) {
+            if c.starts_with("[%tb ") {
+                checked.push((write_fen(&p), checked_tb_code(&p, &c)));
+            }
+        }
     }
     checked
 }
@@ -902,39 +916,21 @@ fn in_tables(p: &Position<English>) -> bool {
     }
 }
 
-/// Walks every line of an annotated game and returns, for each `[%eval]` and `[%tb]`
-/// comment, the position it stands at (FEN) and the comment, checking that the `[%eval]`
-/// ones stand at positions outside the tables and the `[%tb]` ones at positions inside,
-/// with the probed verdict.
+/// For each `[%eval]` and `[%tb]` comment of an annotated game, the position it stands at
+/// (FEN) and the comment, checking that the `[%eval]` ones stand at positions outside the
+/// tables and the `[%tb]` ones at positions inside, with the probed verdict.
 fn comments_by_position(game: &Game) -> Vec<(String, String)> {
-    fn line(l: &damka::pdn::Line, start: Position<English>, out: &mut Vec<(String, String)>) {
-        let mut p = start;
-        let mut before = start;
-        for node in &l.nodes {
-            match node {
-                Node::Move(m) => {
-                    let legal = legal_moves(&p);
-                    let found = parse_move(Variant::English, &legal, &m.text).expect("legal");
-                    before = p;
-                    p = p.play(&found.mv);
-                }
-                Node::Variation(v) => line(v, before, out),
-                Node::Comment(c) if c.starts_with("[%eval ") => {
-                    assert!(!in_tables(&p), "{c} at {}", write_fen(&p));
-                    out.push((write_fen(&p), c.clone()));
-                }
-                Node::Comment(c) if c.starts_with("[%tb ") => {
-                    let code = c[5..].split(']').next().expect("closed command");
-                    let probed = tables().probe_dtw(&p).expect("in the tables");
-                    assert_eq!(code, verdict_code(probed), "{}", write_fen(&p));
-                    out.push((write_fen(&p), c.clone()));
-                }
-                _ => {}
-            }
-        }
-    }
     let mut out = Vec::new();
-    line(&game.moves, pos(game.tag("FEN").expect("FEN")), &mut out);
+    for (p, c) in comments_with_positions(game) {
+        if c.starts_with("[%eval ") {
+            assert!(!in_tables(&p), "{c} at {}", write_fen(&p));
+        } else if c.starts_with("[%tb ") {
+            checked_tb_code(&p, &c);
+        } else {
+            continue;
+        }
+        out.push((write_fen(&p), c));
+    }
     out
 }
 
