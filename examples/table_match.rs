@@ -165,7 +165,7 @@ fn main() {
     let tb = Tablebase::open(&dir).expect("tables directory");
     for job in plan(5, R::MEN) {
         if !damka::tablebase::generate::job_done(&dir, damka::Variant::English, &job) {
-            build_job::<R>(&job, &tb, &indicatif::ProgressBar::hidden()).expect("build");
+            build_job::<R>(&job, &tb, &damka::tablebase::Silent).expect("build");
         }
     }
     println!(

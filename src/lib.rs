@@ -14,7 +14,6 @@
 #![warn(missing_docs)]
 
 pub mod analyse;
-pub mod cli;
 pub mod cluster;
 pub mod hub;
 pub mod notation;

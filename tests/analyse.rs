@@ -33,7 +33,7 @@ fn tables_dir() -> &'static PathBuf {
             .build()
             .expect("pool");
         for job in plan(4, English::MEN) {
-            let bar = indicatif::ProgressBar::hidden();
+            let bar = damka::tablebase::Silent;
             pool.install(|| build_job::<English>(&job, &tb, &bar))
                 .expect("slice builds");
         }
@@ -636,8 +636,8 @@ fn check_verdicts(text: &str, every: usize) -> Vec<(String, String)> {
 
 #[test]
 fn tinsley_games_are_all_handled() {
-    let file =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/pdn/checkerboard/tinsley.pdn");
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/corpus/pdn/checkerboard/tinsley.pdn");
     if !file.exists() {
         eprintln!("skipped: {} is missing", file.display());
         return;
@@ -1171,7 +1171,7 @@ fn sample_tables() -> &'static PathBuf {
 }
 
 fn sample_file() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/analyse/sample.pdn")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/analyse/sample.pdn")
 }
 
 /// Runs `damka analyse` on the sample games with `--html`; returns the page.

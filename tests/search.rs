@@ -42,7 +42,7 @@ fn tables(variant: Variant) -> Arc<Tablebase> {
                     .into_iter()
                     .filter(|job| tested_slice(variant, &job.key()))
                 {
-                    build_job::<R>(&job, &tb, &indicatif::ProgressBar::hidden()).unwrap();
+                    build_job::<R>(&job, &tb, &damka::tablebase::Silent).unwrap();
                 }
             });
             Arc::new(Tablebase::open(&dir).unwrap())

@@ -38,7 +38,7 @@ fn build<R: Rules>(dir: &Path, pieces: u32, threads: usize) {
         .build()
         .expect("pool");
     for job in plan(pieces, R::MEN) {
-        let bar = indicatif::ProgressBar::hidden();
+        let bar = damka::tablebase::Silent;
         pool.install(|| build_job::<R>(&job, &tb, &bar))
             .expect("slice builds");
     }

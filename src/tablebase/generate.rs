@@ -19,7 +19,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, AtomicU32, Ordering::Relaxed};
 
-use indicatif::ProgressBar;
 use rayon::prelude::*;
 
 use super::format::{FileKind, Header, TableError, assemble, pack, wdl_code};
@@ -177,17 +176,35 @@ pub fn missing_inputs(dir: &Path, variant: Variant, job: &SliceJob) -> Vec<PathB
         .collect()
 }
 
+/// Where a build reports how far it has come; the command line draws it as a bar.
+pub trait Progress: Sync {
+    /// A job of `total` units of work begins.
+    fn start(&self, total: u64);
+    /// `n` more units are done.
+    fn advance(&self, n: u64);
+    /// The job is done (whatever the count says).
+    fn finish(&self);
+}
+
+/// Progress reported nowhere.
+pub struct Silent;
+
+impl Progress for Silent {
+    fn start(&self, _total: u64) {}
+    fn advance(&self, _n: u64) {}
+    fn finish(&self) {}
+}
+
 /// Builds one job's slices and writes their files under the tables directory of `tb`.
 /// Files are written to a temporary name, checked, and renamed only when all are good.
 pub fn build_job<R: Rules>(
     job: &SliceJob,
     tb: &Tablebase,
-    progress: &ProgressBar,
+    progress: &dyn Progress,
 ) -> Result<Vec<SliceReport>, GenerateError> {
     let slices: Vec<Slice<R>> = job.slices.iter().map(|&m| Slice::new(m)).collect();
     let total: u64 = slices.iter().map(|s| s.index.size()).sum();
-    progress.set_length(2 * total);
-    progress.set_position(0);
+    progress.start(2 * total);
     let solved = solve(&slices, tb, progress)?;
     let dir = tb.dir().join(R::VARIANT.name());
     fs::create_dir_all(&dir).map_err(|e| GenerateError::Io(dir.clone(), e))?;
@@ -327,7 +344,7 @@ enum Found {
 fn solve<R: Rules>(
     slices: &[Slice<R>],
     tb: &Tablebase,
-    progress: &ProgressBar,
+    progress: &dyn Progress,
 ) -> Result<Vec<Vec<u16>>, GenerateError> {
     let mut schedule = Schedule::default();
     for (s, slice) in slices.iter().enumerate() {
@@ -338,7 +355,7 @@ fn solve<R: Rules>(
                 let range = c * CHUNK..((c + 1) * CHUNK).min(slice.index.size());
                 let n = range.end - range.start;
                 let out = first_pass(slice, range, tb);
-                progress.inc(n);
+                progress.advance(n);
                 out
             })
             .collect::<Result<Vec<_>, GenerateError>>()?;
@@ -379,7 +396,7 @@ fn solve<R: Rules>(
                         &mut out,
                     );
                 }
-                progress.inc(chunk.len() as u64);
+                progress.advance(chunk.len() as u64);
                 out
             })
             .collect();
@@ -388,7 +405,7 @@ fn solve<R: Rules>(
         }
         ply += 1;
     }
-    progress.set_position(progress.length().unwrap_or(0));
+    progress.finish();
     Ok(slices
         .iter()
         .map(|s| {

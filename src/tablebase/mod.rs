@@ -13,7 +13,7 @@ pub mod table;
 pub mod verify;
 
 pub use format::{FileKind, TableError};
-pub use generate::{Estimate, GenerateError, SliceReport, build_job, estimate};
+pub use generate::{Estimate, GenerateError, Progress, Silent, SliceReport, build_job, estimate};
 pub use index::{MoverFrame, SliceIndex};
 pub use material::{Material, SliceJob, plan};
 pub use outcome::{Outcome, Wdl};

@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::tablebase::FileKind;
-use crate::tablebase::probe::DEFAULT_CACHE_BYTES;
+use damka::tablebase::FileKind;
+use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
 
 use super::tables::{open, slices, tables_dir, variants};
 use super::{CliError, print_out};
@@ -36,7 +36,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         let mut by_pieces: BTreeMap<u32, Totals> = BTreeMap::new();
         for m in slices(&dir, variant)? {
             let t = by_pieces.entry(m.pieces()).or_default();
-            let failed = |e: crate::tablebase::TableError| CliError {
+            let failed = |e: damka::tablebase::TableError| CliError {
                 message: e.to_string(),
                 code: 1,
             };

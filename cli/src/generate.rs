@@ -5,12 +5,12 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::rules::Rules;
-use crate::tablebase::generate::{BUILD_CACHE_BYTES, job_done, missing_inputs};
-use crate::tablebase::{
-    Estimate, Material, SliceIndex, SliceJob, SliceReport, build_job, estimate, plan,
+use damka::rules::Rules;
+use damka::tablebase::generate::{BUILD_CACHE_BYTES, job_done, missing_inputs};
+use damka::tablebase::{
+    Estimate, Material, Progress, SliceIndex, SliceJob, SliceReport, build_job, estimate, plan,
 };
-use crate::{Variant, with_rules};
+use damka::{Variant, with_rules};
 
 use super::tables::{human_bytes, human_seconds, open, tables_dir};
 use super::{CliError, print_out};
@@ -104,7 +104,7 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
         let bar = progress_bar(args.quiet, job);
         let job_start = Instant::now();
         let built = pool
-            .install(|| build_job::<R>(job, &tb, &bar))
+            .install(|| build_job::<R>(job, &tb, &Bar(bar.clone())))
             .map_err(|e| CliError {
                 message: e.to_string(),
                 code: 1,
@@ -145,6 +145,22 @@ fn slice_names(job: &SliceJob) -> String {
         .map(|m| m.to_string())
         .collect::<Vec<_>>()
         .join("+")
+}
+
+/// A build's progress drawn as an indicatif bar.
+struct Bar(ProgressBar);
+
+impl Progress for Bar {
+    fn start(&self, total: u64) {
+        self.0.set_length(total);
+        self.0.set_position(0);
+    }
+    fn advance(&self, n: u64) {
+        self.0.inc(n);
+    }
+    fn finish(&self) {
+        self.0.set_position(self.0.length().unwrap_or(0));
+    }
 }
 
 fn progress_bar(quiet: bool, job: &SliceJob) -> ProgressBar {

@@ -2,11 +2,11 @@
 
 use std::path::PathBuf;
 
-use crate::notation::move_text;
-use crate::rules::Rules;
-use crate::tablebase::Wdl;
-use crate::tablebase::probe::DEFAULT_CACHE_BYTES;
-use crate::with_rules;
+use damka::notation::move_text;
+use damka::rules::Rules;
+use damka::tablebase::Wdl;
+use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
+use damka::with_rules;
 
 use super::tables::{open, tables_dir};
 use super::{CliError, PositionArgs, print_out, read_fen};
@@ -28,7 +28,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
 fn probe<R: Rules>(args: &Args) -> Result<(), CliError> {
     let pos = read_fen::<R>(&args.position.fen)?;
     let tb = open(&tables_dir(&args.tables), DEFAULT_CACHE_BYTES)?;
-    let failed = |e: crate::tablebase::ProbeError| CliError {
+    let failed = |e: damka::tablebase::ProbeError| CliError {
         message: e.to_string(),
         code: 1,
     };

@@ -2,9 +2,9 @@
 
 use std::time::Instant;
 
-use crate::notation::movetext::{full_path_text, sort_moves};
-use crate::rules::{Position, Rules, Variant, divide, legal_moves, perft};
-use crate::with_rules;
+use damka::notation::movetext::{full_path_text, sort_moves};
+use damka::rules::{Position, Rules, Variant, divide, legal_moves, perft};
+use damka::with_rules;
 
 use super::{CliError, print_out, read_fen};
 
@@ -65,7 +65,7 @@ fn count<R: Rules>(args: &Args) -> Result<(), CliError> {
 }
 
 /// One `MOVE N` line per root move, in notation order.
-fn divide_lines<R: Rules>(pos: &Position<R>, counts: &[(crate::Move, u64)]) -> String {
+fn divide_lines<R: Rules>(pos: &Position<R>, counts: &[(damka::Move, u64)]) -> String {
     let legal = legal_moves(pos);
     let mut sorted: Vec<_> = legal.iter().collect();
     sort_moves(R::VARIANT, &mut sorted);

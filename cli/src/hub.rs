@@ -1,8 +1,8 @@
-//! `damka hub`: the Hub protocol on stdin and stdout (see [`crate::hub`]).
+//! `damka hub`: the Hub protocol on stdin and stdout (see [`damka::hub`]).
 
 use std::path::PathBuf;
 
-use crate::Variant;
+use damka::Variant;
 
 use super::CliError;
 use super::tables::tables_dir;
@@ -22,12 +22,12 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let options = crate::hub::Options {
+    let options = damka::hub::Options {
         variant: args.variant,
         hash_mb: args.hash,
         tables: tables_dir(&args.tables),
     };
-    match crate::hub::run(std::io::stdin().lock(), std::io::stdout(), options) {
+    match damka::hub::run(std::io::stdin().lock(), std::io::stdout(), options) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CliError {
             message: format!("cannot write output: {e}"),
             code: 1,

@@ -3,14 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cluster::slurm::{self, SlurmError};
-use crate::cluster::{
+use damka::cluster::slurm::{self, SlurmError};
+use damka::cluster::{
     After, Context, DEFAULT_MAX_CPUS, JobId, JobInfo, JobsFile, Known, SliceStatus, Submission,
     Tally, job_files_present, log_path, logs_dir, submission,
 };
-use crate::rules::Rules;
-use crate::tablebase::{Estimate, SliceJob, estimate, plan};
-use crate::{Variant, with_rules};
+use damka::rules::Rules;
+use damka::tablebase::{Estimate, SliceJob, estimate, plan};
+use damka::{Variant, with_rules};
 
 use super::tables::{human_bytes, human_seconds, tables_dir};
 use super::{CliError, print_out};
@@ -93,7 +93,7 @@ fn slurm_error(e: SlurmError) -> CliError {
     }
 }
 
-fn cluster_error(e: crate::cluster::ClusterError) -> CliError {
+fn cluster_error(e: damka::cluster::ClusterError) -> CliError {
     CliError {
         message: e.to_string(),
         code: 1,

@@ -10,17 +10,17 @@ use std::sync::Arc;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
-use crate::analyse::html::{Entry, page};
-use crate::analyse::{
+use damka::analyse::html::{Entry, page};
+use damka::analyse::{
     AnalyseError, Analysis, SLOW_MARGIN, analyse_game, analyse_game_searched, annotate, game_json,
     strip_annotations,
 };
-use crate::pdn::{ReadGame, Reader, Replayer, Ruleset, write_game};
-use crate::rules::Color;
-use crate::search::{Engine, MAX_PLY};
-use crate::tablebase::Tablebase;
-use crate::tablebase::probe::DEFAULT_CACHE_BYTES;
-use crate::with_rules;
+use damka::pdn::{ReadGame, Reader, Replayer, Ruleset, write_game};
+use damka::rules::Color;
+use damka::search::{Engine, MAX_PLY};
+use damka::tablebase::Tablebase;
+use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
+use damka::with_rules;
 
 use super::tables::{open, tables_dir};
 use super::{CliError, print_out};
@@ -63,7 +63,7 @@ const ENGINE_HASH_MB: usize = 16;
 /// A game read, normalized and ready to analyse, or why it cannot be.
 struct Item {
     number: usize,
-    game: Result<(ReadGame, crate::Variant), String>,
+    game: Result<(ReadGame, damka::Variant), String>,
 }
 
 /// Per-file counts for the summary.
@@ -83,7 +83,7 @@ const PROGRESS_GAMES: usize = 20;
 /// A game analysed and annotated.
 struct Done {
     read: ReadGame,
-    variant: crate::Variant,
+    variant: damka::Variant,
     analysis: Analysis,
     json: String,
 }
@@ -121,7 +121,7 @@ fn read_file(path: &Path, given: Option<Ruleset>) -> Result<Vec<Item>, CliError>
 fn analyse_one(
     tb: &Tablebase,
     read: &ReadGame,
-    variant: crate::Variant,
+    variant: damka::Variant,
     margin: u16,
     search: Option<(&mut Engine, u32)>,
 ) -> Result<Analysis, AnalyseError> {

@@ -5,11 +5,11 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use crate::rules::{Position, Rules};
-use crate::search::{Engine, Limits, draw, line_text};
-use crate::tablebase::probe::DEFAULT_CACHE_BYTES;
-use crate::tablebase::{Tablebase, Wdl};
-use crate::with_rules;
+use damka::rules::{Position, Rules};
+use damka::search::{Engine, Limits, draw, line_text};
+use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
+use damka::tablebase::{Tablebase, Wdl};
+use damka::with_rules;
 
 use super::tables::{open, tables_dir};
 use super::{CliError, print_out, read_fen};
@@ -20,7 +20,7 @@ use super::{CliError, print_out, read_fen};
 pub struct Args {
     /// Variant: english, italian, spanish, russian, brazilian, international, turkish.
     #[arg(long)]
-    variant: crate::Variant,
+    variant: damka::Variant,
     /// The position, as FEN (default: the initial position).
     #[arg(long)]
     fen: Option<String>,

@@ -1,8 +1,8 @@
 //! `damka moves`: the legal moves of a position, one per line.
 
-use crate::notation::movetext::{captured_text, full_path_text, sort_moves};
-use crate::rules::{Rules, legal_moves};
-use crate::with_rules;
+use damka::notation::movetext::{captured_text, full_path_text, sort_moves};
+use damka::rules::{Rules, legal_moves};
+use damka::with_rules;
 
 use super::{CliError, PositionArgs, print_out, read_fen};
 

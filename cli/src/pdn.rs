@@ -4,7 +4,7 @@ use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::pdn::{ErrorKind, PdnError, Reader, Replayer, Ruleset, write_game};
+use damka::pdn::{ErrorKind, PdnError, Reader, Replayer, Ruleset, write_game};
 
 use super::{CliError, print_out};
 

@@ -2,10 +2,10 @@
 
 use std::path::PathBuf;
 
-use crate::rules::Rules;
-use crate::tablebase::probe::DEFAULT_CACHE_BYTES;
-use crate::tablebase::{SliceCheck, verify_slice};
-use crate::{Variant, with_rules};
+use damka::rules::Rules;
+use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
+use damka::tablebase::{SliceCheck, verify_slice};
+use damka::{Variant, with_rules};
 
 use super::tables::{open, slices, tables_dir, variants};
 use super::{CliError, print_out};
@@ -46,7 +46,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     Ok(())
 }
 
-fn check<R: Rules>(tb: &crate::tablebase::Tablebase, m: crate::tablebase::Material) -> String {
+fn check<R: Rules>(tb: &damka::tablebase::Tablebase, m: damka::tablebase::Material) -> String {
     match verify_slice::<R>(tb, m) {
         Ok(SliceCheck::Ok) => "ok".to_string(),
         Ok(SliceCheck::Bad {

@@ -1,4 +1,5 @@
-//! The command line: one file per subcommand, each thin over the library.
+//! The `damka` command line: one file per subcommand, each thin over the library; parse,
+//! run, map errors to exit codes.
 
 mod analyse;
 mod cluster;
@@ -42,15 +43,15 @@ impl CliError {
 pub struct PositionArgs {
     /// Variant: english, italian, spanish, russian, brazilian, international, turkish.
     #[arg(long)]
-    pub variant: crate::Variant,
+    pub variant: damka::Variant,
     /// The position, as FEN (`W:W31,32:B1,2`).
     #[arg(long)]
     pub fen: String,
 }
 
 /// Reads a FEN given on the command line; a bad one is an input error.
-pub fn read_fen<R: crate::Rules>(fen: &str) -> Result<crate::Position<R>, CliError> {
-    crate::notation::parse_fen::<R>(fen).map_err(|e| CliError::input(format!("bad FEN: {e}")))
+pub fn read_fen<R: damka::Rules>(fen: &str) -> Result<damka::Position<R>, CliError> {
+    damka::notation::parse_fen::<R>(fen).map_err(|e| CliError::input(format!("bad FEN: {e}")))
 }
 
 /// Writes `text` to stdout. A closed pipe (`damka moves ... | head`) is not an error.
@@ -104,7 +105,7 @@ enum Command {
 }
 
 /// Runs the command line and returns the process exit code.
-pub fn main() -> ExitCode {
+fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::Variant;
-use crate::tablebase::{FileKind, Material, Tablebase};
+use damka::Variant;
+use damka::tablebase::{FileKind, Material, Tablebase};
 
 use super::CliError;
 

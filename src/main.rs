@@ -1,5 +1,0 @@
-//! The `damka` command line: parse, run, map errors to exit codes.
-
-fn main() -> std::process::ExitCode {
-    damka::cli::main()
-}
