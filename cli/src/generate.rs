@@ -104,7 +104,7 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
         let bar = progress_bar(args.quiet, job);
         let job_start = Instant::now();
         let built = pool
-            .install(|| build_job::<R>(job, &tb, &Bar(bar.clone())))
+            .install(|| build_job::<R>(job, &tb, &Bar(bar.clone(), slice_names(job))))
             .map_err(|e| CliError {
                 message: e.to_string(),
                 code: 1,
@@ -147,8 +147,9 @@ fn slice_names(job: &SliceJob) -> String {
         .join("+")
 }
 
-/// A build's progress drawn as an indicatif bar.
-struct Bar(ProgressBar);
+/// A build's progress drawn as an indicatif bar: the slices, the parts (levels of men
+/// placements) solved, positions and the time left.
+struct Bar(ProgressBar, String);
 
 impl Progress for Bar {
     fn start(&self, total: u64) {
@@ -157,6 +158,10 @@ impl Progress for Bar {
     }
     fn advance(&self, n: u64) {
         self.0.inc(n);
+    }
+    fn parts(&self, done: u64, total: u64) {
+        self.0
+            .set_message(format!("{} part {done}/{total}", self.1));
     }
     fn finish(&self) {
         self.0.set_position(self.0.length().unwrap_or(0));
@@ -169,7 +174,7 @@ fn progress_bar(quiet: bool, job: &SliceJob) -> ProgressBar {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
     bar.set_style(
-        ProgressStyle::with_template("{msg:>12} [{bar:40}] {pos}/{len} positions, eta {eta}")
+        ProgressStyle::with_template("{msg:>22} [{bar:40}] {pos}/{len} positions, eta {eta}")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );

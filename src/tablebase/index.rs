@@ -97,7 +97,7 @@ fn select(mask: u64, mut n: u32) -> u64 {
 
 /// The subset of `domain` of size `k` with colex rank `index`.
 #[inline(always)]
-fn unrank_set(mut index: u64, k: u32, domain: u64) -> u64 {
+pub(crate) fn unrank_set(mut index: u64, k: u32, domain: u64) -> u64 {
     let mut set = 0;
     // Elements from the largest down: the largest c with C(c, j) <= index, by bisection.
     let mut hi = domain.count_ones();

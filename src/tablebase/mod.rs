@@ -6,6 +6,7 @@
 pub mod format;
 pub mod generate;
 pub mod index;
+mod levels;
 pub mod material;
 pub mod outcome;
 pub mod probe;

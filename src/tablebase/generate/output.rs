@@ -1,0 +1,356 @@
+//! From solved levels to table files: finished levels are packed into a temporary file as
+//! they are no longer read, and each slice's files are then written in index order from it,
+//! block by block, so that no slice is ever held whole in memory.
+
+use std::fs::{self, File};
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::super::format::{FileKind, HEADER_SIZE, Header, pack, wdl_code};
+use super::super::levels::{Level, Placements};
+use super::super::outcome::{Outcome, Wdl};
+use super::GenerateError;
+use super::solve::{CAPTURE, CODE, Counts, NO_POSITION};
+use crate::Variant;
+use crate::rules::Rules;
+
+/// Positions per block in win/draw/loss files.
+pub const WDL_BLOCK: u32 = 1 << 16;
+/// Positions per block in distance files.
+pub const DTW_BLOCK: u32 = 1 << 14;
+/// zstd level of win/draw/loss blocks (small and read often: compress hard).
+const WDL_LEVEL: i32 = 12;
+/// zstd level of distance blocks.
+const DTW_LEVEL: i32 = 6;
+/// zstd level of the packed levels (written once, read once).
+const PACK_LEVEL: i32 = 1;
+/// Positions encoded at a time: a whole number of blocks of both kinds.
+const CHUNK: usize = 64 * WDL_BLOCK as usize;
+
+/// Finished levels, packed (zstd) one stream per level and slice in a temporary file that
+/// is removed when this is dropped.
+pub(super) struct Packed {
+    path: PathBuf,
+    file: File,
+    end: u64,
+    /// Per level, per slice: the stream's range in the file.
+    streams: Vec<[(u64, u64); 2]>,
+}
+
+impl Packed {
+    /// A new, empty temporary file at `path`.
+    pub fn create(path: PathBuf, levels: usize) -> Result<Packed, GenerateError> {
+        let file = File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .map_err(|e| GenerateError::Io(path.clone(), e))?;
+        Ok(Packed {
+            path,
+            file,
+            end: 0,
+            streams: vec![[(0, 0); 2]; levels],
+        })
+    }
+
+    /// Packs the values of `level` (number `n`).
+    pub fn add(&mut self, n: usize, level: &Level, slices: usize) -> Result<(), GenerateError> {
+        let io = |e| GenerateError::Io(self.path.clone(), e);
+        for slice in 0..slices {
+            let start = self.end;
+            let out = Segment {
+                file: &self.file,
+                at: start,
+                end: u64::MAX,
+            };
+            let mut encoder =
+                zstd::stream::write::Encoder::new(BufWriter::new(out), PACK_LEVEL).map_err(io)?;
+            let mut bytes = Vec::with_capacity(1 << 16);
+            for block in level.slice_values(slice as u8) {
+                for v in block {
+                    bytes.extend_from_slice(&v.to_le_bytes());
+                }
+                if bytes.len() >= 1 << 16 {
+                    encoder.write_all(&bytes).map_err(io)?;
+                    bytes.clear();
+                }
+            }
+            encoder.write_all(&bytes).map_err(io)?;
+            let written = encoder
+                .finish()
+                .map_err(io)?
+                .into_inner()
+                .map_err(|e| io(e.into_error()))?;
+            self.end = written.at;
+            self.streams[n][slice] = (start, self.end);
+        }
+        Ok(())
+    }
+
+    /// Reads back the values of slice `slice` in index order, and writes its two files
+    /// (`wdl` and `dtw` paths), with `counts` of its stored values.
+    pub fn write_slice<R: Rules>(
+        &self,
+        placements: &Placements<R>,
+        slice: usize,
+        header: Header,
+        counts: Counts,
+        paths: [&Path; 2],
+        mut progress: impl FnMut(u64),
+    ) -> Result<[u64; 2], GenerateError> {
+        let io = |e| GenerateError::Io(self.path.clone(), e);
+        let mut readers = self
+            .streams
+            .iter()
+            .map(|s| {
+                let (start, end) = s[slice];
+                zstd::stream::read::Decoder::new(Segment {
+                    file: &self.file,
+                    at: start,
+                    end,
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(io)?;
+        let dtw_bits = if counts.max_dtw <= u8::MAX as u16 {
+            8
+        } else {
+            16
+        };
+        let header = |kind, value_bits, block_positions| Header {
+            kind,
+            value_bits,
+            max_dtw: counts.max_dtw,
+            block_positions,
+            wins: counts.wins,
+            draws: counts.draws,
+            losses: counts.losses,
+            unused: header.positions - counts.wins - counts.draws - counts.losses,
+            ..header.clone()
+        };
+        let mut wdl = BlockFile::create(paths[0], header(FileKind::Wdl, 2, WDL_BLOCK))?;
+        let mut dtw = BlockFile::create(paths[1], header(FileKind::Dtw, dtw_bits, DTW_BLOCK))?;
+        let k = placements.kings_per_placement() as usize;
+        let mut chunk: Vec<u16> = Vec::with_capacity(CHUNK);
+        let mut bytes = vec![0u8; 2 * k.min(CHUNK)];
+        for id in 0..placements.count(slice) {
+            let level = placements.level_of(slice, id);
+            let mut left = k;
+            while left > 0 {
+                let n = left.min(CHUNK - chunk.len());
+                match level {
+                    None => chunk.extend(std::iter::repeat_n(NO_POSITION, n)),
+                    Some(l) => {
+                        let raw = &mut bytes[..2 * n];
+                        readers[l].read_exact(raw).map_err(io)?;
+                        chunk.extend(
+                            raw.chunks_exact(2)
+                                .map(|b| u16::from_le_bytes([b[0], b[1]])),
+                        );
+                    }
+                }
+                left -= n;
+                if chunk.len() == CHUNK {
+                    encode(&chunk, &mut wdl, &mut dtw, dtw_bits)?;
+                    progress(CHUNK as u64);
+                    chunk.clear();
+                }
+            }
+        }
+        if !chunk.is_empty() {
+            encode(&chunk, &mut wdl, &mut dtw, dtw_bits)?;
+            progress(chunk.len() as u64);
+        }
+        Ok([wdl.finish()?, dtw.finish()?])
+    }
+}
+
+impl Drop for Packed {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+/// A range of a file, read and written with positioned reads and writes.
+struct Segment<'a> {
+    file: &'a File,
+    at: u64,
+    end: u64,
+}
+
+impl Write for Segment<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file.write_all_at(buf, self.at)?;
+        self.at += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Read for Segment<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min((self.end - self.at) as usize);
+        let n = self.file.read_at(&mut buf[..n], self.at)?;
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
+/// The stored value of a solved value, `None` where nobody reads it.
+fn stored(v: u16) -> Option<Outcome> {
+    if v == NO_POSITION || v & CAPTURE != 0 {
+        None
+    } else {
+        Outcome::from_code(v & CODE)
+    }
+}
+
+/// Encodes a chunk of values (a whole number of blocks, or the last ones) into both files.
+fn encode(
+    chunk: &[u16],
+    wdl: &mut BlockFile,
+    dtw: &mut BlockFile,
+    dtw_bits: u8,
+) -> Result<(), GenerateError> {
+    let wdl_of = |v: u16| -> Option<u16> {
+        stored(v).map(|o| match o.wdl {
+            Wdl::Win => wdl_code::WIN as u16,
+            Wdl::Draw => wdl_code::DRAW as u16,
+            Wdl::Loss => wdl_code::LOSS as u16,
+        })
+    };
+    // Draws have no distance.
+    let dtw_of = |v: u16| stored(v).filter(|o| o.wdl != Wdl::Draw).map(|o| o.dtw);
+    let wdl_blocks: Vec<Vec<u8>> = chunk
+        .par_chunks(WDL_BLOCK as usize)
+        .map(|b| compress(&pack(&fill_runs(b, wdl_of), 2), WDL_LEVEL))
+        .collect();
+    let dtw_blocks: Vec<Vec<u8>> = chunk
+        .par_chunks(DTW_BLOCK as usize)
+        .map(|b| compress(&pack(&fill_runs(b, dtw_of), dtw_bits), DTW_LEVEL))
+        .collect();
+    for b in &wdl_blocks {
+        wdl.push(b)?;
+    }
+    for b in &dtw_blocks {
+        dtw.push(b)?;
+    }
+    Ok(())
+}
+
+/// The values of a block, where `f` says `None` (a value nobody reads) repeating the last
+/// one said: long runs compress best.
+fn fill_runs(block: &[u16], f: impl Fn(u16) -> Option<u16>) -> Vec<u16> {
+    let mut last = block.iter().find_map(|&v| f(v)).unwrap_or(0);
+    block
+        .iter()
+        .map(|&v| {
+            if let Some(x) = f(v) {
+                last = x;
+            }
+            last
+        })
+        .collect()
+}
+
+fn compress(raw: &[u8], level: i32) -> Vec<u8> {
+    zstd::bulk::compress(raw, level).expect("zstd compresses any input in memory")
+}
+
+/// A table file written block by block: the header and block table are written last, into
+/// the space kept for them at the front.
+struct BlockFile {
+    path: PathBuf,
+    out: BufWriter<File>,
+    header: Header,
+    offsets: Vec<u64>,
+    crcs: Vec<u32>,
+    end: u64,
+}
+
+impl BlockFile {
+    fn create(path: &Path, mut header: Header) -> Result<BlockFile, GenerateError> {
+        let io = |e| GenerateError::Io(path.to_path_buf(), e);
+        header.blocks = header.positions.div_ceil(header.block_positions as u64) as u32;
+        let start = (HEADER_SIZE + header.table_size()) as u64;
+        let mut out = BufWriter::new(File::create(path).map_err(io)?);
+        out.seek(SeekFrom::Start(start)).map_err(io)?;
+        Ok(BlockFile {
+            path: path.to_path_buf(),
+            out,
+            offsets: Vec::with_capacity(header.blocks as usize + 1),
+            crcs: Vec::with_capacity(header.blocks as usize),
+            header,
+            end: start,
+        })
+    }
+
+    fn push(&mut self, block: &[u8]) -> Result<(), GenerateError> {
+        self.out
+            .write_all(block)
+            .map_err(|e| GenerateError::Io(self.path.clone(), e))?;
+        self.offsets.push(self.end);
+        self.crcs.push(crc32fast::hash(block));
+        self.end += block.len() as u64;
+        Ok(())
+    }
+
+    /// Writes the block table and the header, syncs, and returns the file's length.
+    fn finish(mut self) -> Result<u64, GenerateError> {
+        let io = |e| GenerateError::Io(self.path.clone(), e);
+        if self.crcs.len() != self.header.blocks as usize {
+            return Err(GenerateError::Limit(format!(
+                "{}: {} blocks written, {} expected",
+                self.path.display(),
+                self.crcs.len(),
+                self.header.blocks
+            )));
+        }
+        let mut table = Vec::with_capacity(self.header.table_size());
+        self.offsets.push(self.end);
+        for o in &self.offsets {
+            table.extend_from_slice(&o.to_le_bytes());
+        }
+        for c in &self.crcs {
+            table.extend_from_slice(&c.to_le_bytes());
+        }
+        self.header.table_crc = crc32fast::hash(&table);
+        self.out.seek(SeekFrom::Start(0)).map_err(io)?;
+        self.out.write_all(&self.header.to_bytes()).map_err(io)?;
+        self.out.write_all(&table).map_err(io)?;
+        let file = self.out.into_inner().map_err(|e| io(e.into_error()))?;
+        file.sync_all().map_err(io)?;
+        Ok(self.end)
+    }
+}
+
+/// The header fields a slice's files share (counts and value sizes are filled in later).
+pub(super) fn base_header(
+    variant: Variant,
+    material: crate::tablebase::Material,
+    positions: u64,
+) -> Header {
+    Header {
+        kind: FileKind::Wdl,
+        variant,
+        material,
+        value_bits: 2,
+        max_dtw: 0,
+        block_positions: WDL_BLOCK,
+        positions,
+        blocks: 0,
+        table_crc: 0,
+        wins: 0,
+        draws: 0,
+        losses: 0,
+        unused: 0,
+    }
+}

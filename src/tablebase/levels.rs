@@ -1,0 +1,408 @@
+//! The men placements of a slice pair, ordered by advancement, and the units a level splits
+//! into.
+//!
+//! A placement is one arrangement of every man of both sides; the positions with one
+//! placement (all arrangements of the kings over the squares left) are a contiguous block of
+//! a slice's index, `kings_per_placement` long, at `placement id * kings_per_placement`. The
+//! level of a placement is the sum, over all men, of the rows each has advanced from its own
+//! back rank. A quiet man move raises the level by one (a Turkish sideways move keeps it),
+//! and king moves keep the placement, so a level depends only on itself and on the level
+//! above it, besides the slices that captures and crownings lead to.
+//!
+//! A unit is the part of a level that its quiet moves keep together: a placement with the
+//! side to move and the same men with the other side to move (the twin slice, or the same
+//! slice turned), and in Turkish every placement with the same men on each row, since
+//! sideways moves join them.
+
+use super::index::{binomial, unrank_set};
+use super::material::Material;
+use crate::rules::{Color, Geometry, Rules, Square};
+
+/// The men sets of one side of a slice: every set of its men, by rank, with its advancement.
+struct SideSets {
+    masks: Vec<u64>,
+    advance: Vec<u16>,
+    /// Ranks of the sets by advancement.
+    by_advance: Vec<Vec<u32>>,
+}
+
+impl SideSets {
+    fn new<R: Rules>(men: u8, color: Color) -> SideSets {
+        let domain = R::Board::men_squares(color);
+        let n = binomial(domain.count_ones(), men as u32);
+        let mut sets = SideSets {
+            masks: Vec::with_capacity(n as usize),
+            advance: Vec::with_capacity(n as usize),
+            by_advance: Vec::new(),
+        };
+        for rank in 0..n {
+            let mask = unrank_set(rank, men as u32, domain);
+            let advance: u16 = crate::rules::Bitboard(mask)
+                .squares()
+                .map(|sq| advance_of::<R>(sq, color))
+                .sum();
+            if sets.by_advance.len() <= advance as usize {
+                sets.by_advance.resize_with(advance as usize + 1, Vec::new);
+            }
+            sets.by_advance[advance as usize].push(rank as u32);
+            sets.masks.push(mask);
+            sets.advance.push(advance);
+        }
+        sets
+    }
+
+    fn max_advance(&self) -> usize {
+        self.by_advance.len().saturating_sub(1)
+    }
+}
+
+/// Rows a man of `color` on `sq` has advanced from its own back rank (frames see the side to
+/// move as White, moving up).
+fn advance_of<R: Rules>(sq: Square, color: Color) -> u16 {
+    let row = R::Board::col_row(sq).1 as u16;
+    match color {
+        Color::White => row,
+        Color::Black => R::Board::SIZE as u16 - 1 - row,
+    }
+}
+
+/// The placements of one slice of the job.
+struct SlicePlacements {
+    mover: SideSets,
+    other: SideSets,
+}
+
+/// One placement of one slice of the job: a block of `kings_per_placement` positions.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Member {
+    /// The slice in the job (0, or 1 for the twin).
+    pub slice: u8,
+    /// The placement's number in its slice (its block of the index).
+    pub id: u64,
+}
+
+impl Member {
+    /// The order of blocks in a level: by placement, the twin's block beside.
+    #[inline(always)]
+    pub fn key(self) -> u64 {
+        self.id << 1 | self.slice as u64
+    }
+
+    /// The member of a key made by [`Member::key`].
+    #[inline(always)]
+    pub fn from_key(key: u64) -> Member {
+        Member {
+            slice: (key & 1) as u8,
+            id: key >> 1,
+        }
+    }
+}
+
+/// Every placement of a job's slices, by level.
+pub(crate) struct Placements<R: Rules> {
+    slices: Vec<SlicePlacements>,
+    kings_per_placement: u64,
+    rules: std::marker::PhantomData<R>,
+}
+
+impl<R: Rules> Placements<R> {
+    /// The placements of `slices`: a slice and its twin, or one slice that is its own twin.
+    pub fn new(slices: &[Material]) -> Self {
+        let m = slices[0];
+        let free = R::Board::SQUARES as u32 - m.men();
+        Placements {
+            slices: slices
+                .iter()
+                .map(|m| SlicePlacements {
+                    mover: SideSets::new::<R>(m.mover_men, Color::White),
+                    other: SideSets::new::<R>(m.other_men, Color::Black),
+                })
+                .collect(),
+            kings_per_placement: binomial(free, m.mover_kings as u32)
+                * binomial(free - m.mover_kings as u32, m.other_kings as u32),
+            rules: std::marker::PhantomData,
+        }
+    }
+
+    /// Positions per placement: the arrangements of the kings (the same in both slices).
+    pub fn kings_per_placement(&self) -> u64 {
+        self.kings_per_placement
+    }
+
+    /// Number of levels: 0 to the most advanced placement.
+    pub fn levels(&self) -> usize {
+        let s = &self.slices[0];
+        s.mover.max_advance() + s.other.max_advance() + 1
+    }
+
+    /// Placements of slice `slice` (valid or not: men of both sides may claim one square).
+    pub fn count(&self, slice: usize) -> u64 {
+        let s = &self.slices[slice];
+        s.mover.masks.len() as u64 * s.other.masks.len() as u64
+    }
+
+    /// The level of placement `id` of slice `slice`, or `None` when its men overlap.
+    #[inline]
+    pub fn level_of(&self, slice: usize, id: u64) -> Option<usize> {
+        let s = &self.slices[slice];
+        let n = s.other.masks.len() as u64;
+        let (mi, oi) = ((id / n) as usize, (id % n) as usize);
+        (s.mover.masks[mi] & s.other.masks[oi] == 0)
+            .then(|| (s.mover.advance[mi] + s.other.advance[oi]) as usize)
+    }
+
+    /// The members of `level`, in block order ([`Member::key`]).
+    pub fn members(&self, level: usize) -> Vec<Member> {
+        let mut out = Vec::new();
+        for (slice, s) in self.slices.iter().enumerate() {
+            let n = s.other.masks.len() as u64;
+            for (mi, (&mask, &advance)) in s.mover.masks.iter().zip(&s.mover.advance).enumerate() {
+                let Some(need) = level.checked_sub(advance as usize) else {
+                    continue;
+                };
+                let Some(others) = s.other.by_advance.get(need) else {
+                    continue;
+                };
+                for &oi in others {
+                    if s.other.masks[oi as usize] & mask == 0 {
+                        out.push(Member {
+                            slice: slice as u8,
+                            id: mi as u64 * n + oi as u64,
+                        });
+                    }
+                }
+            }
+        }
+        out.sort_unstable_by_key(|m| m.key());
+        out
+    }
+
+    /// Positions of `level` (both slices), overlapping men included: an upper bound, cheap to
+    /// compute for plans.
+    pub fn level_size_bound(&self, level: usize) -> u64 {
+        self.slices
+            .iter()
+            .map(|s| {
+                let mut n = 0u64;
+                for (a, mover) in s.mover.by_advance.iter().enumerate() {
+                    if let Some(other) =
+                        level.checked_sub(a).and_then(|b| s.other.by_advance.get(b))
+                    {
+                        n += mover.len() as u64 * other.len() as u64;
+                    }
+                }
+                n * self.kings_per_placement
+            })
+            .sum()
+    }
+
+    /// The men of a member as the first slice sees them (its side to move first).
+    fn men_in_first_frame(&self, m: Member) -> (u64, u64) {
+        let s = &self.slices[m.slice as usize];
+        let n = s.other.masks.len() as u64;
+        let (mover, other) = (
+            s.mover.masks[(m.id / n) as usize],
+            s.other.masks[(m.id % n) as usize],
+        );
+        if m.slice == 0 {
+            (mover, other)
+        } else {
+            (R::Board::rotate(other), R::Board::rotate(mover))
+        }
+    }
+
+    /// What a unit's members share: the men (or, in Turkish, the men on each row) in the first
+    /// slice's frame, the same for a placement and its turned twin.
+    fn signature(&self, m: Member) -> u128 {
+        let (a, b) = self.men_in_first_frame(m);
+        let sig = |a: u64, b: u64| -> u128 {
+            if R::Board::SIDEWAYS == 0 {
+                (a as u128) << 64 | b as u128
+            } else {
+                (row_counts::<R>(a) as u128) << 64 | row_counts::<R>(b) as u128
+            }
+        };
+        let own = sig(a, b);
+        if self.slices.len() == 1 {
+            // One slice is its own twin: the turned placement is in it too.
+            own.min(sig(R::Board::rotate(b), R::Board::rotate(a)))
+        } else {
+            own
+        }
+    }
+
+    /// The units of a level's members: groups of member numbers (indices into `members`),
+    /// each group sorted.
+    pub fn units(&self, members: &[Member]) -> Vec<Vec<u32>> {
+        let mut order: Vec<(u128, u32)> = members
+            .iter()
+            .enumerate()
+            .map(|(i, &m)| (self.signature(m), i as u32))
+            .collect();
+        order.sort_unstable();
+        let mut units: Vec<Vec<u32>> = Vec::new();
+        let mut last = None;
+        for (sig, i) in order {
+            if last != Some(sig) {
+                units.push(Vec::new());
+                last = Some(sig);
+            }
+            if let Some(unit) = units.last_mut() {
+                unit.push(i);
+            }
+        }
+        units
+    }
+}
+
+/// The values of a level's positions (outcome codes while building, or as stored), in
+/// batches of blocks, and where each block is.
+pub(crate) struct Level {
+    /// Per block, in key order: its key, batch and place in the batch (in blocks).
+    pub blocks: Vec<(u64, u32, u32)>,
+    /// The values, a whole number of blocks a batch.
+    pub batches: Vec<Vec<u16>>,
+    /// Positions a block.
+    pub kings: u64,
+}
+
+impl Level {
+    /// Positions in the level.
+    pub fn positions(&self) -> u64 {
+        self.blocks.len() as u64 * self.kings
+    }
+
+    /// The value at `index` of slice `slice`, if its placement is in this level.
+    #[inline]
+    pub fn value(&self, slice: u8, index: u64) -> Option<u16> {
+        let key = Member {
+            slice,
+            id: index / self.kings,
+        }
+        .key();
+        let b = self.blocks.binary_search_by_key(&key, |b| b.0).ok()?;
+        let (_, batch, place) = self.blocks[b];
+        let at = place as u64 * self.kings + index % self.kings;
+        self.batches[batch as usize].get(at as usize).copied()
+    }
+
+    /// The values of slice `slice`'s blocks, in the order of their placements.
+    pub fn slice_values(&self, slice: u8) -> impl Iterator<Item = &[u16]> {
+        let k = self.kings as usize;
+        self.blocks
+            .iter()
+            .filter(move |b| b.0 & 1 == slice as u64)
+            .map(move |&(_, batch, place)| {
+                let at = place as usize * k;
+                &self.batches[batch as usize][at..at + k]
+            })
+    }
+}
+
+/// Men per row, four bits a row.
+fn row_counts<R: Rules>(men: u64) -> u64 {
+    crate::rules::Bitboard(men)
+        .squares()
+        .map(|sq| 1u64 << (4 * R::Board::col_row(sq).1 as u32))
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{English, International, MoveList, Turkish, generate};
+    use crate::tablebase::SliceIndex;
+    use crate::tablebase::index::MoverFrame;
+
+    /// Every valid placement is in exactly one level, in key order, and the levels list
+    /// them all.
+    fn levels_cover<R: Rules>(slices: &[Material]) {
+        let p = Placements::<R>::new(slices);
+        let mut seen = vec![Vec::new(); slices.len()];
+        for level in 0..p.levels() {
+            let members = p.members(level);
+            assert!(members.windows(2).all(|w| w[0].key() < w[1].key()));
+            assert!(p.level_size_bound(level) >= members.len() as u64 * p.kings_per_placement());
+            for m in members {
+                assert_eq!(p.level_of(m.slice as usize, m.id), Some(level));
+                seen[m.slice as usize].push(m.id);
+            }
+        }
+        for (s, ids) in seen.iter_mut().enumerate() {
+            ids.sort_unstable();
+            let valid: Vec<u64> = (0..p.count(s))
+                .filter(|&id| p.level_of(s, id).is_some())
+                .collect();
+            assert_eq!(*ids, valid);
+        }
+    }
+
+    #[test]
+    fn levels_cover_every_placement() {
+        levels_cover::<English>(&[Material::new(2, 1, 1, 1), Material::new(1, 1, 2, 1)]);
+        levels_cover::<English>(&[Material::new(2, 0, 2, 0)]);
+        levels_cover::<International>(&[Material::new(1, 1, 2, 0), Material::new(2, 0, 1, 1)]);
+        levels_cover::<Turkish>(&[Material::new(2, 0, 1, 1), Material::new(1, 1, 2, 0)]);
+    }
+
+    /// Quiet moves that do not crown: a man's step raises the level by one (a Turkish
+    /// sideways step keeps it, in the same unit), a king's move keeps the placement and the
+    /// unit; the successor is in the twin slice.
+    fn moves_follow_levels<R: Rules>(slices: &[Material]) {
+        let p = Placements::<R>::new(slices);
+        let index: Vec<SliceIndex<R>> = slices.iter().map(|&m| SliceIndex::new(m)).collect();
+        let k = p.kings_per_placement();
+        let unit_of = |level: usize, s: u8, id: u64| -> Option<usize> {
+            let members = p.members(level);
+            let units = p.units(&members);
+            let at = members.iter().position(|m| m.slice == s && m.id == id)? as u32;
+            units.iter().position(|u| u.contains(&at))
+        };
+        let twin = |s: usize| if slices.len() == 2 { 1 - s } else { 0 };
+        let mut list = MoveList::new();
+        let mut checked = 0;
+        for s in 0..slices.len() {
+            for i in (0..index[s].size()).step_by(97) {
+                let Some(frame) = index[s].unrank(i) else {
+                    continue;
+                };
+                let pos = frame.position::<R>();
+                let level = p.level_of(s, i / k).expect("a valid position has a level");
+                generate(&pos, &mut list);
+                for mv in list.as_slice() {
+                    if mv.is_capture() || mv.is_promotion() {
+                        continue;
+                    }
+                    let t = twin(s);
+                    let j = index[t]
+                        .rank(&MoverFrame::of(&pos.play(mv)))
+                        .expect("in the twin");
+                    let next = p.level_of(t, j / k).expect("a valid successor");
+                    let sideways = R::Board::col_row(mv.from()).1 == R::Board::col_row(mv.to()).1;
+                    if pos.kings().contains(mv.from()) || sideways {
+                        assert_eq!(next, level);
+                        assert_eq!(
+                            unit_of(level, s as u8, i / k),
+                            unit_of(level, t as u8, j / k)
+                        );
+                    } else {
+                        assert_eq!(next, level + 1);
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100, "only {checked} moves checked");
+    }
+
+    #[test]
+    fn quiet_moves_follow_the_level_order() {
+        moves_follow_levels::<English>(&[Material::new(1, 1, 1, 0), Material::new(1, 0, 1, 1)]);
+        moves_follow_levels::<English>(&[Material::new(1, 1, 1, 1)]);
+        moves_follow_levels::<International>(&[
+            Material::new(1, 1, 1, 0),
+            Material::new(1, 0, 1, 1),
+        ]);
+        moves_follow_levels::<Turkish>(&[Material::new(2, 0, 1, 0), Material::new(1, 0, 2, 0)]);
+    }
+}
