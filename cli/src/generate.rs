@@ -207,12 +207,12 @@ fn plan_text<R: Rules>(jobs: &[SliceJob]) -> String {
     out
 }
 
-/// The closing line of a plan: totals and the largest job.
+/// The closing line of a plan: totals and the job that needs the most memory.
 fn plan_total(jobs: &[SliceJob], estimates: &[Estimate]) -> Option<String> {
     let (largest, e) = jobs
         .iter()
         .zip(estimates)
-        .max_by_key(|(_, e)| e.positions)?;
+        .max_by_key(|(_, e)| e.memory_bytes)?;
     let positions: u64 = estimates.iter().map(|e| e.positions).sum();
     let seconds: f64 = estimates.iter().map(|e| e.core_seconds).sum();
     let mut line = format!(

@@ -32,7 +32,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::Variant;
-use crate::tablebase::generate::{BUILD_BASE_BYTES, Estimate};
+use crate::tablebase::generate::{BUILD_BASE_BYTES, BUILD_CACHE_BYTES, Estimate};
 use crate::tablebase::probe::DEFAULT_CACHE_BYTES;
 use crate::tablebase::{FileKind, Material, SliceJob, Tablebase};
 
@@ -45,10 +45,6 @@ pub const DEFAULT_MAX_CPUS: u32 = 16;
 /// The wall time a job aims at: a job gets one CPU per this many seconds of one-core work
 /// (up to the maximum), so that no job holds the graph up for hours when CPUs are free.
 pub const TARGET_SECONDS: f64 = 1800.0;
-
-/// Bytes per position of the largest job that `damka verify` holds: the slice and its twin
-/// decoded (4 bytes a position) and their blocks (up to 2.25).
-pub const VERIFY_BYTES_PER_POSITION: u64 = 7;
 
 /// What is known of one slice job before a submission.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -180,10 +176,13 @@ pub fn submission(
         }
     }
     let verify = (!slices.is_empty()).then(|| {
-        let largest = estimates.iter().map(|e| e.positions).max().unwrap_or(0);
+        // `damka verify` reads a slice pair level by level as the build does: the largest
+        // job's memory, with the probing cache of a default `Tablebase` for the build's.
+        let largest = estimates.iter().map(|e| e.memory_bytes).max().unwrap_or(0);
         let seconds: f64 = estimates.iter().map(|e| e.core_seconds).sum();
-        let memory =
-            largest * VERIFY_BYTES_PER_POSITION + DEFAULT_CACHE_BYTES as u64 + BUILD_BASE_BYTES;
+        let memory = (largest + DEFAULT_CACHE_BYTES as u64)
+            .saturating_sub(BUILD_CACHE_BYTES as u64)
+            .max(BUILD_BASE_BYTES);
         PlannedVerify {
             request: Request::for_work(memory, seconds, max_cpus),
             after: sorted(pending.iter().flatten().copied()),
@@ -900,11 +899,12 @@ mod tests {
                  --tables /shared/tables --threads 1",
             ]
         );
-        // 1 GiB of cache, 64 MiB base, 10 bytes a position.
+        // The build's peak: two levels, 1 GiB of cache, 64 MiB base.
         assert_eq!(
             s.request.memory_mib,
-            (s.estimate.positions * 10 + (1 << 30) + (64 << 20)).div_ceil(1 << 20)
+            s.estimate.memory_bytes.div_ceil(1 << 20)
         );
+        assert!(s.estimate.memory_bytes > (1 << 30) + (64 << 20));
     }
 
     #[test]

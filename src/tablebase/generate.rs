@@ -53,15 +53,18 @@ pub struct Estimate {
     pub core_seconds: f64,
 }
 
-/// Positions a build solves per second on one core (see benches/README.md for the
-/// measurements): slices with men, and slices of kings only (flying kings walk long rays).
+/// Positions a build solves per second on one core, measured with one thread (files
+/// written) on this project's 2-core machine, shared with other work (benches/README.md):
+/// about 1.6 M/s for English 1211+1112, with men; slices of kings only are slower, 1.1 M/s
+/// for English 0402+0204 (short kings) and 0.5 M/s for International 0401+0104 (flying
+/// kings walk long rays). The figures used are rounded down.
 pub fn positions_per_core_second<R: Rules>(job: &SliceJob) -> f64 {
     if job.key().men() > 0 {
-        3.0e6
+        1.5e6
     } else if R::FLYING_KINGS {
-        1.0e6
+        0.5e6
     } else {
-        2.2e6
+        1.1e6
     }
 }
 

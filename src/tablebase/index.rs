@@ -123,6 +123,31 @@ pub(crate) fn unrank_set(mut index: u64, k: u32, domain: u64) -> u64 {
     set
 }
 
+/// The `k`-subset of `0..n` with colex rank `index`, its elements ascending in `out`.
+#[inline(always)]
+fn combination(mut index: u64, k: u32, n: u32, out: &mut [u8; 64]) -> &[u8] {
+    let mut hi = n;
+    for j in (2..=k).rev() {
+        let row = &BINOMIAL[j as usize];
+        let (mut lo, mut top) = (j - 1, hi - 1);
+        while lo < top {
+            let mid = (lo + top).div_ceil(2);
+            if row[mid as usize] <= index {
+                lo = mid
+            } else {
+                top = mid - 1
+            }
+        }
+        index -= row[lo as usize];
+        out[j as usize - 1] = lo as u8;
+        hi = lo;
+    }
+    if k >= 1 {
+        out[0] = index as u8;
+    }
+    &out[..k as usize]
+}
+
 /// A position seen from the side to move: its pieces, the other side's, and all kings.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct MoverFrame {
@@ -253,6 +278,60 @@ impl<R: Rules> SliceIndex<R> {
         let i = i * self.mover_king_count + rank_set(mover_kings, free);
         let i = i * self.other_king_count + rank_set(f.other & f.kings, free & !mover_kings);
         Some(i)
+    }
+
+    /// The frame of kings arrangement `kings` (the index within its placement) beside the
+    /// men `mover_men` and `other_men`; `free` lists the squares the men leave free, in
+    /// order, one bit each.
+    #[inline]
+    pub(crate) fn with_kings(
+        &self,
+        mover_men: u64,
+        other_men: u64,
+        free: &[u64],
+        kings: u64,
+    ) -> MoverFrame {
+        let m = self.material;
+        let mut mine = [0u8; 64];
+        let mine = combination(
+            kings / self.other_king_count,
+            m.mover_kings as u32,
+            free.len() as u32,
+            &mut mine,
+        );
+        let mut theirs = [0u8; 64];
+        let theirs = combination(
+            kings % self.other_king_count,
+            m.other_kings as u32,
+            free.len() as u32 - m.mover_kings as u32,
+            &mut theirs,
+        );
+        let mover_kings: u64 = mine.iter().map(|&p| free[p as usize]).sum();
+        let mut other_kings = 0;
+        for &q in theirs.iter() {
+            // The q-th free square that the mover's kings leave.
+            let mut at = q;
+            for &p in mine.iter() {
+                if p <= at {
+                    at += 1;
+                }
+            }
+            other_kings |= free[at as usize];
+        }
+        MoverFrame {
+            mover: mover_men | mover_kings,
+            other: other_men | other_kings,
+            kings: mover_kings | other_kings,
+        }
+    }
+
+    /// The index of a frame's kings within its placement (see [`SliceIndex::with_kings`]).
+    #[inline]
+    pub(crate) fn kings_rank(&self, f: &MoverFrame) -> u64 {
+        let free = R::Board::VALID & !((f.mover | f.other) & !f.kings);
+        let mover_kings = f.mover & f.kings;
+        rank_set(mover_kings, free) * self.other_king_count
+            + rank_set(f.other & f.kings, free & !mover_kings)
     }
 
     /// The frame at `index`, or `None` when the index holds no position.

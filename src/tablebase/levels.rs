@@ -196,14 +196,20 @@ impl<R: Rules> Placements<R> {
             .sum()
     }
 
-    /// The men of a member as the first slice sees them (its side to move first).
-    fn men_in_first_frame(&self, m: Member) -> (u64, u64) {
+    /// The men of a member as its own slice sees them: the side to move's, the other's.
+    #[inline]
+    pub fn men(&self, m: Member) -> (u64, u64) {
         let s = &self.slices[m.slice as usize];
         let n = s.other.masks.len() as u64;
-        let (mover, other) = (
+        (
             s.mover.masks[(m.id / n) as usize],
             s.other.masks[(m.id % n) as usize],
-        );
+        )
+    }
+
+    /// The men of a member as the first slice sees them (its side to move first).
+    fn men_in_first_frame(&self, m: Member) -> (u64, u64) {
+        let (mover, other) = self.men(m);
         if m.slice == 0 {
             (mover, other)
         } else {

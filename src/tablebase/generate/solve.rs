@@ -165,6 +165,36 @@ struct Scratch {
     pending: Vec<u64>,
     /// Exit wins: (distance, position in the unit).
     seeds: Vec<(u16, usize)>,
+    /// The men of each member of the unit: the side to move's, the other's.
+    men: Vec<(u64, u64)>,
+    /// For each member, the member holding the same men with the other side to move.
+    twins: Vec<usize>,
+    /// For each member, the squares its men leave free, one bit each, in order.
+    free: Vec<Vec<u64>>,
+}
+
+/// The members of a unit and their men.
+struct Unit<'a> {
+    members: &'a [Member],
+    men: &'a [(u64, u64)],
+    twins: &'a [usize],
+    free: &'a [Vec<u64>],
+}
+
+impl Unit<'_> {
+    /// The frame of position `i` of the unit.
+    #[inline(always)]
+    fn frame<R: Rules>(&self, job: &Job<'_, R>, i: usize) -> MoverFrame {
+        let k = job.kings();
+        let b = i / k as usize;
+        let (mover, other) = self.men[b];
+        job.index[self.members[b].slice as usize].with_kings(
+            mover,
+            other,
+            &self.free[b],
+            i as u64 % k,
+        )
+    }
 }
 
 /// What a position's moves give, before anything is known of the unit.
@@ -176,6 +206,7 @@ enum Class {
 }
 
 /// Appends the solved values of `unit` (its blocks in order) to `values`.
+#[inline(never)]
 fn solve_unit<R: Rules>(
     job: &Job<'_, R>,
     unit: &[Member],
@@ -193,19 +224,43 @@ fn solve_unit<R: Rules>(
         moves,
         pending,
         seeds,
+        men,
+        twins,
+        free,
     } = scratch;
     pending.clear();
     seeds.clear();
-    let frame_of = |i: usize| -> MoverFrame {
-        let m = unit[i / k as usize];
-        let index = m.id * k + (i as u64 % k);
-        job.index[m.slice as usize]
-            .unrank(index)
-            .expect("a unit holds only placements whose men do not overlap")
+    men.clear();
+    men.extend(unit.iter().map(|&m| job.placements.men(m)));
+    let keys: Vec<u64> = unit.iter().map(|m| m.key()).collect();
+    twins.clear();
+    for (&m, &(mover, other)) in unit.iter().zip(men.iter()) {
+        let twin = job.twin(m.slice);
+        let turned = MoverFrame {
+            mover: R::Board::rotate(other),
+            other: R::Board::rotate(mover),
+            kings: 0,
+        };
+        let id = job.index[twin as usize].rank(&turned).unwrap_or(u64::MAX) / k;
+        let b = keys.binary_search(&Member { slice: twin, id }.key()).map_err(|_| {
+            GenerateError::Limit("a unit without the twin of one of its placements".into())
+        })?;
+        twins.push(b);
+    }
+    free.resize_with(unit.len().max(free.len()), Vec::new);
+    for (squares, &(mover, other)) in free.iter_mut().zip(men.iter()) {
+        squares.clear();
+        squares.extend(Bitboard(R::Board::VALID & !(mover | other)).squares().map(|s| s.bb().0));
+    }
+    let unit = Unit {
+        members: unit,
+        men,
+        twins,
+        free,
     };
     for (i, cell) in state.iter_mut().enumerate() {
-        let m = unit[i / k as usize];
-        let pos = frame_of(i).position::<R>();
+        let m = unit.members[i / k as usize];
+        let pos = unit.frame(job, i).position::<R>();
         *cell = match classify(job, m.slice, &pos, above, moves)? {
             Class::Final { outcome, capture } => {
                 let code = code_of(outcome)?;
@@ -234,7 +289,6 @@ fn solve_unit<R: Rules>(
         };
     }
     seeds.sort_unstable();
-    let keys: Vec<u64> = unit.iter().map(|m| m.key()).collect();
     let mut next_seed = 0;
     let mut ply: u16 = 0;
     while (ply as usize) < pending.len() || next_seed < seeds.len() {
@@ -251,15 +305,24 @@ fn solve_unit<R: Rules>(
             }
         }
         let mut left = pending.get(ply as usize).copied().unwrap_or(0);
-        let mut i = 0;
-        while left > 0 && i < n {
-            let v = state[i];
-            if v & OPEN == 0 && (v & CODE == win || v & CODE == loss) {
-                left -= 1;
-                let lost = v & CODE == loss;
-                walk_back(job, unit, &keys, state, i, lost, ply, above, moves, pending)?;
+        let mut start = 0;
+        while left > 0 && start < n {
+            // Positions resolved at this ply, 64 at a time (walking back never resolves one
+            // at this ply, so the mask stays true).
+            let end = (start + 64).min(n);
+            let mut found = 0u64;
+            for (j, &v) in state[start..end].iter().enumerate() {
+                let v = v & (OPEN | CODE);
+                found |= (((v == win) | (v == loss)) as u64) << j;
             }
-            i += 1;
+            while found != 0 {
+                let i = start + found.trailing_zeros() as usize;
+                found &= found - 1;
+                left -= 1;
+                let lost = state[i] & CODE == loss;
+                walk_back(job, &unit, &keys, state, i, lost, ply, above, moves, pending)?;
+            }
+            start = end;
         }
         ply = ply
             .checked_add(1)
@@ -271,7 +334,7 @@ fn solve_unit<R: Rules>(
         }
         if *cell & CAPTURE == 0 {
             let o = Outcome::from_code(*cell & CODE).unwrap_or(Outcome::DRAW);
-            counts[unit[i / k as usize].slice as usize].add(o);
+            counts[unit.members[i / k as usize].slice as usize].add(o);
         }
     }
     Ok(())
@@ -297,6 +360,7 @@ fn code_of(o: Outcome) -> Result<u16, GenerateError> {
 }
 
 /// The moves of `pos` (a position of slice `slice`, seen from its side to move).
+#[inline(never)]
 fn classify<R: Rules>(
     job: &Job<'_, R>,
     slice: u8,
@@ -365,9 +429,10 @@ fn classify<R: Rules>(
 /// Walks back from position `i` of the unit, resolved at `ply` (`lost`: a loss for its side
 /// to move, else a win), into its predecessors in the unit.
 #[allow(clippy::too_many_arguments)]
+#[inline(never)]
 fn walk_back<R: Rules>(
     job: &Job<'_, R>,
-    unit: &[Member],
+    unit: &Unit<'_>,
     keys: &[u64],
     state: &mut [u16],
     i: usize,
@@ -378,28 +443,31 @@ fn walk_back<R: Rules>(
     pending: &mut Vec<u64>,
 ) -> Result<(), GenerateError> {
     let k = job.kings();
-    let m = unit[i / k as usize];
-    let frame = job.index[m.slice as usize]
-        .unrank(m.id * k + (i as u64 % k))
-        .expect("a unit holds only placements whose men do not overlap");
+    let m = unit.members[i / k as usize];
+    let frame = unit.frame(job, i);
     let twin = job.twin(m.slice);
     let mut result = Ok(());
-    predecessors::<R>(&frame, |q| {
+    let twin_block = unit.twins[i / k as usize];
+    predecessors::<R>(&frame, |q, men_moved| {
         if result.is_err() {
             return;
         }
-        let Some(j) = job.index[twin as usize].rank(&q) else {
-            return;
+        let at = if men_moved {
+            let Some(j) = job.index[twin as usize].rank(&q) else {
+                return;
+            };
+            let key = Member {
+                slice: twin,
+                id: j / k,
+            }
+            .key();
+            let Ok(b) = keys.binary_search(&key) else {
+                return;
+            };
+            b * k as usize + (j % k) as usize
+        } else {
+            twin_block * k as usize + job.index[twin as usize].kings_rank(&q) as usize
         };
-        let key = Member {
-            slice: twin,
-            id: j / k,
-        }
-        .key();
-        let Ok(b) = keys.binary_search(&key) else {
-            return;
-        };
-        let at = b * k as usize + (j % k) as usize;
         let v = state[at];
         if v & OPEN == 0 {
             return;
@@ -439,9 +507,9 @@ fn walk_back<R: Rules>(
 
 /// Calls `f` with every position (seen from its side to move) from which a quiet move that
 /// stays in the unit leads to `p`: the other side's last move played backwards, a king's
-/// move or (Turkish) a man's sideways step.
+/// move or (Turkish) a man's sideways step (then `f`'s flag is true).
 #[inline]
-fn predecessors<R: Rules>(p: &MoverFrame, mut f: impl FnMut(MoverFrame)) {
+fn predecessors<R: Rules>(p: &MoverFrame, mut f: impl FnMut(MoverFrame, bool)) {
     let empty = R::Board::VALID & !(p.mover | p.other);
     let men = p.other & !p.kings;
     let kings = p.other & p.kings;
@@ -459,7 +527,7 @@ fn predecessors<R: Rules>(p: &MoverFrame, mut f: impl FnMut(MoverFrame)) {
                 other: p.other ^ to ^ from,
                 kings: p.kings,
             };
-            f(q.turned::<R>());
+            f(q.turned::<R>(), true);
         }
     }
     for to in Bitboard(kings).squares() {
@@ -473,7 +541,7 @@ fn predecessors<R: Rules>(p: &MoverFrame, mut f: impl FnMut(MoverFrame)) {
                     other: p.other ^ moved,
                     kings: p.kings ^ moved,
                 };
-                f(q.turned::<R>());
+                f(q.turned::<R>(), false);
                 if !R::FLYING_KINGS {
                     break;
                 }
