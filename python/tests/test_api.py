@@ -3,9 +3,12 @@
 import ast
 import concurrent.futures
 import pathlib
+import random
 import shutil
 import struct
 import subprocess
+import threading
+import time
 import types
 
 import pytest
@@ -207,9 +210,30 @@ def test_perft_of_a_position():
     assert damka.perft("english", FIRST_POSITION, 1) == 6
 
 
-def test_threads_probe_one_tablebase(tables_dir):
-    import random
+def test_perft_releases_the_gil():
+    # While perft counts in another thread, this one keeps running Python code: it notes
+    # the time at every turn of its loop. Were the GIL held, no turn would come while perft
+    # runs, and two notes would lie at least perft's time apart.
+    span = []
 
+    def count():
+        begin = time.perf_counter()
+        span.append(damka.perft("english", None, 10))
+        span.append(time.perf_counter() - begin)
+
+    notes = [time.perf_counter()]
+    worker = threading.Thread(target=count)
+    worker.start()
+    while worker.is_alive():
+        notes.append(time.perf_counter())
+    notes.append(time.perf_counter())
+    nodes, seconds = span
+    assert nodes == 18391564
+    longest_wait = max(b - a for a, b in zip(notes, notes[1:]))
+    assert longest_wait < seconds / 2, (longest_wait, seconds)
+
+
+def test_threads_probe_one_tablebase(tables_dir):
     rng = random.Random(12)
     fens, _ = random_positions("english", rng, 200)
     tb = damka.Tablebase(tables_dir)
