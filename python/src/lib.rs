@@ -27,7 +27,7 @@ create_exception!(
 );
 
 /// The variant named `name`, or a `ValueError` listing the names.
-fn variant(name: &str) -> PyResult<Variant> {
+fn parse_variant(name: &str) -> PyResult<Variant> {
     name.parse()
         .map_err(|e: rules::UnknownVariant| PyValueError::new_err(e.to_string()))
 }
@@ -143,7 +143,7 @@ impl Tablebase {
     /// its own back rank), `damka.TablebaseError` when a table the position needs is
     /// missing or damaged.
     fn probe_wdl(&self, py: Python<'_>, variant: &str, fen: &str) -> PyResult<i8> {
-        with_rules!(self::variant(variant)?, R => self.probe_wdl_as::<R>(py, fen))
+        with_rules!(parse_variant(variant)?, R => self.probe_wdl_as::<R>(py, fen))
     }
 
     /// The plies to the end of the game with perfect play (the winner fastest, the loser
@@ -152,7 +152,7 @@ impl Tablebase {
     /// A lost position without a move gives 0. Combine it with `probe_wdl` for the side
     /// that wins. Raises like `probe_wdl`.
     fn probe_dtw(&self, py: Python<'_>, variant: &str, fen: &str) -> PyResult<Option<u16>> {
-        with_rules!(self::variant(variant)?, R => self.probe_dtw_as::<R>(py, fen))
+        with_rules!(parse_variant(variant)?, R => self.probe_dtw_as::<R>(py, fen))
     }
 
     /// Every legal move of `fen` with its result, best first: `[(move, wdl, dtw), ...]`.
@@ -168,7 +168,7 @@ impl Tablebase {
         variant: &str,
         fen: &str,
     ) -> PyResult<Vec<(String, i8, Option<u16>)>> {
-        with_rules!(self::variant(variant)?, R => self.moves_as::<R>(py, fen))
+        with_rules!(parse_variant(variant)?, R => self.moves_as::<R>(py, fen))
     }
 }
 
@@ -189,7 +189,7 @@ fn legal_moves_as<R: Rules>(fen: &str) -> PyResult<Vec<String>> {
 /// Raises `ValueError` for an unknown variant or a bad FEN.
 #[pyfunction]
 fn legal_moves(variant: &str, fen: &str) -> PyResult<Vec<String>> {
-    with_rules!(self::variant(variant)?, R => legal_moves_as::<R>(fen))
+    with_rules!(parse_variant(variant)?, R => legal_moves_as::<R>(fen))
 }
 
 fn perft_as<R: Rules>(py: Python<'_>, fen: Option<&str>, depth: u32) -> PyResult<u64> {
@@ -209,7 +209,7 @@ fn perft_as<R: Rules>(py: Python<'_>, fen: Option<&str>, depth: u32) -> PyResult
 #[pyfunction]
 #[pyo3(signature = (variant, fen, depth))]
 fn perft(py: Python<'_>, variant: &str, fen: Option<&str>, depth: u32) -> PyResult<u64> {
-    with_rules!(self::variant(variant)?, R => perft_as::<R>(py, fen, depth))
+    with_rules!(parse_variant(variant)?, R => perft_as::<R>(py, fen, depth))
 }
 
 /// Probe damka's draughts endgame tables, list legal moves and count perft, for English,
