@@ -8,7 +8,9 @@ and ``damka moves`` print them.
 
 import os
 import pathlib
-from typing import List, Optional, Tuple, Union
+from typing import List, Optional, Tuple, Union, final
+
+__all__ = ["Tablebase", "TablebaseError", "VARIANTS", "__version__", "legal_moves", "perft"]
 
 __version__: str
 
@@ -20,6 +22,7 @@ class TablebaseError(Exception):
     """A table the probe needs is missing or damaged (or the tables directory does not
     exist)."""
 
+@final
 class Tablebase:
     """A directory of damka endgame tables (as ``damka generate`` writes them), probed from
     any thread.
@@ -29,7 +32,7 @@ class Tablebase:
     Probes run without the GIL.
     """
 
-    def __init__(self, dir: Union[str, "os.PathLike[str]"]) -> None:
+    def __new__(cls, dir: Union[str, "os.PathLike[str]"]) -> "Tablebase":
         """Opens the tables under ``dir``; raises :class:`TablebaseError` when it is not a
         directory."""
 
