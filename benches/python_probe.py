@@ -16,7 +16,8 @@ import time
 
 import damka
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python", "tests"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python", "tests"))
 from helpers import random_positions  # noqa: E402
 
 

@@ -152,7 +152,7 @@ def test_every_table_position_of_random_games(tb, damka_bin, tables_dir, variant
     games = [(None, 400)] + [(fen, 100) for fen in set_up_positions(tb, variant, rng, 10)]
     probed = missing = 0
     for start, plies in games:
-        board = Board(PYDRAUGHTS[variant]) if start is None else Board(PYDRAUGHTS[variant], fen=start)
+        board = Board(PYDRAUGHTS[variant], fen=start or "startpos")
         for _ in range(plies):
             moves_here = legal(variant, board)
             fen = board.fen
