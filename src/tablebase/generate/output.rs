@@ -214,7 +214,6 @@ fn stored(v: u16) -> Option<Outcome> {
 }
 
 /// Encodes a chunk of values (a whole number of blocks, or the last ones) into both files.
-#[inline(never)]
 fn encode(
     chunk: &[u16],
     wdl: &mut BlockFile,

@@ -206,7 +206,6 @@ enum Class {
 }
 
 /// Appends the solved values of `unit` (its blocks in order) to `values`.
-#[inline(never)]
 fn solve_unit<R: Rules>(
     job: &Job<'_, R>,
     unit: &[Member],
@@ -360,7 +359,6 @@ fn code_of(o: Outcome) -> Result<u16, GenerateError> {
 }
 
 /// The moves of `pos` (a position of slice `slice`, seen from its side to move).
-#[inline(never)]
 fn classify<R: Rules>(
     job: &Job<'_, R>,
     slice: u8,
@@ -429,7 +427,6 @@ fn classify<R: Rules>(
 /// Walks back from position `i` of the unit, resolved at `ply` (`lost`: a loss for its side
 /// to move, else a win), into its predecessors in the unit.
 #[allow(clippy::too_many_arguments)]
-#[inline(never)]
 fn walk_back<R: Rules>(
     job: &Job<'_, R>,
     unit: &Unit<'_>,
