@@ -537,9 +537,30 @@ fn the_page_is_served_self_contained() {
     assert!(!page.contains("src=\"http") && !page.contains("href=\"http"));
 }
 
+/// CPU seconds (user and system) a process has used so far, from `/proc/PID/stat`; `None`
+/// where there is no such file.
+fn cpu_seconds(pid: &str) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command name (in parentheses): utime and stime are the 12th and
+    // 13th of them, in clock ticks.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    let out = Command::new("getconf").arg("CLK_TCK").output().ok()?;
+    let per_second: f64 = String::from_utf8_lossy(&out.stdout).trim().parse().ok()?;
+    Some(ticks / per_second)
+}
+
+/// What a load run measured.
+struct Load {
+    /// Probes answered per second of wall time.
+    rate: f64,
+    /// CPU seconds the server and the clients (this process) used during the run.
+    cpu: Option<(f64, f64)>,
+}
+
 /// `requests` probes from `connections` keep-alive connections, each answer compared with
-/// `damka probe`; returns the probes per second.
-fn load(requests: usize, connections: usize) -> f64 {
+/// `damka probe`.
+fn load(requests: usize, connections: usize) -> Load {
     let mut work: Vec<(Variant, String, String)> = Vec::new();
     for variant in Variant::ALL {
         for fen in random_fens(variant, 4, 29) {
@@ -549,6 +570,8 @@ fn load(requests: usize, connections: usize) -> f64 {
     }
     let work = Arc::new(work);
     let server = Server::start(&[]);
+    let pid = server.child.id().to_string();
+    let cpu_before = cpu_seconds(&pid).zip(cpu_seconds("self"));
     let deadline = Duration::from_secs(300);
     let start = Instant::now();
     let threads: Vec<_> = (0..connections)
@@ -575,6 +598,9 @@ fn load(requests: usize, connections: usize) -> f64 {
         .map(|t| t.join().expect("a client thread"))
         .sum();
     let rate = done as f64 / start.elapsed().as_secs_f64();
+    let cpu = cpu_before
+        .zip(cpu_seconds(&pid).zip(cpu_seconds("self")))
+        .map(|((s0, c0), (s1, c1))| (s1 - s0, c1 - c0));
     assert_eq!(done, requests);
     let (status, log) = server.stop("TERM");
     assert!(status.success());
@@ -583,20 +609,34 @@ fn load(requests: usize, connections: usize) -> f64 {
         requests,
         "one access-log line per request"
     );
-    rate
+    Load { rate, cpu }
+}
+
+fn report(requests: usize, connections: usize, run: &Load) -> String {
+    let mut out = format!(
+        "{requests} probes from {connections} connections: {:.0} probes/s",
+        run.rate
+    );
+    if let Some((server, client)) = run.cpu {
+        let per = |cpu: f64| cpu * 1e6 / requests as f64;
+        out.push_str(&format!(
+            "; CPU per probe: server {:.1} us, clients {:.1} us",
+            per(server),
+            per(client)
+        ));
+    }
+    out
 }
 
 #[test]
 fn load_2000_probes_from_32_connections_all_correct() {
-    let rate = load(2000, 32);
-    eprintln!("2000 probes from 32 connections: {rate:.0} probes/s");
+    eprintln!("{}", report(2000, 32, &load(2000, 32)));
 }
 
 #[test]
 #[ignore = "a measurement, not a check: cargo test --release -p damka-cli --test serve -- --ignored --nocapture; record it in benches/README.md"]
 fn load_throughput() {
-    let rate = load(100_000, 32);
-    println!("100000 probes from 32 connections: {rate:.0} probes/s");
+    println!("{}", report(100_000, 32, &load(100_000, 32)));
 }
 
 #[test]
