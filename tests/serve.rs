@@ -653,3 +653,26 @@ fn sigint_and_sigterm_stop_it_gracefully() {
         );
     }
 }
+
+#[test]
+fn a_stuck_client_does_not_hold_up_the_stop() {
+    use std::io::Write;
+    let server = Server::start(&[]);
+    let addr = server.base.trim_start_matches("http://").to_string();
+    let mut stuck = std::net::TcpStream::connect(&addr).expect("connect");
+    // A request whose headers never end.
+    stuck
+        .write_all(b"GET /api/v1/status HTTP/1.1\r\nHost: x\r\n")
+        .expect("write");
+    std::thread::sleep(Duration::from_millis(200));
+    let start = Instant::now();
+    let (status, log) = server.stop("TERM");
+    assert!(status.success(), "{status}");
+    assert!(
+        start.elapsed() < Duration::from_secs(25),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(log.iter().any(|l| l == "damka serve: stopped"), "{log:?}");
+    drop(stuck);
+}

@@ -3,7 +3,7 @@
 //! An axum server on a tokio runtime. Probes run on a bounded pool of blocking workers
 //! ([`http::Pool`]), so a slow disk holds up only the requests that wait for it, never the
 //! event loop. Ctrl-C (SIGINT) or SIGTERM stops the server gracefully: it stops accepting,
-//! finishes the requests in flight and exits 0. Each request is logged as one line on
+//! finishes the requests in flight (for at most [`GRACE`]) and exits 0. Each request is logged as one line on
 //! stderr ([`log`]).
 
 mod api;
@@ -14,11 +14,15 @@ mod page;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
 
 use super::CliError;
 use super::tables::{open, tables_dir};
+
+/// How long the requests in flight may take to finish once a stop signal came.
+const GRACE: Duration = Duration::from_secs(10);
 
 /// Arguments of `damka serve`.
 #[derive(clap::Args)]
@@ -51,6 +55,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_io()
+        .enable_time()
         .max_blocking_threads(workers)
         .thread_name("damka-serve")
         .build()
@@ -67,10 +72,29 @@ pub fn run(args: Args) -> Result<(), CliError> {
             dir.display()
         );
         let app = http::router(http::Pool::new(tablebase, dir, workers));
-        axum::serve(listener, app)
-            .with_graceful_shutdown(stop_signal())
-            .await
-            .map_err(|e| failed(format!("server failed: {e}")))
+        let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = axum::serve(listener, app).with_graceful_shutdown(async move {
+            stop_signal().await;
+            let _ = stopping.send(());
+        });
+        // After the signal, connections still open past the grace period are dropped.
+        let grace = async move {
+            if stopped.await.is_ok() {
+                tokio::time::sleep(GRACE).await;
+            } else {
+                std::future::pending::<()>().await;
+            }
+        };
+        tokio::select! {
+            done = server => done.map_err(|e| failed(format!("server failed: {e}"))),
+            () = grace => {
+                eprintln!(
+                    "damka serve: connections still open after {} s, closing them",
+                    GRACE.as_secs()
+                );
+                Ok(())
+            }
+        }
     })?;
     eprintln!("damka serve: stopped");
     Ok(())
