@@ -479,7 +479,7 @@ fn bad_input_is_400_and_missing_tables_404_with_a_message() {
         (
             "/api/v1/english?fen=W:W21,22,23:B5,6",
             404,
-            "5 pieces, 3 man/men and 0 king(s) to move against 2 man/men and 0 king(s) (slice 3020)",
+            "5 pieces, 3 men to move against 2 men (slice 3020)",
         ),
         (
             "/api/v1/international/mainline?fen=B:W46,47:BK5,K4",

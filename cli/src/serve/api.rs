@@ -70,13 +70,11 @@ fn missing_table(variant: Variant, path: &Path) -> ApiError {
     match material {
         Some(m) => ApiError::NotInTables {
             message: format!(
-                "not in the tables: no {variant} table for {} pieces, {} man/men and {} \
-                 king(s) to move against {} man/men and {} king(s) (slice {m})",
+                "not in the tables: no {variant} table for {} pieces, {} to move against {} \
+                 (slice {m})",
                 m.pieces(),
-                m.mover_men,
-                m.mover_kings,
-                m.other_men,
-                m.other_kings
+                pieces_text(m.mover_men, m.mover_kings),
+                pieces_text(m.other_men, m.other_kings),
             ),
             material: Some(m.to_string()),
         },
@@ -84,6 +82,20 @@ fn missing_table(variant: Variant, path: &Path) -> ApiError {
             message: format!("not in the tables: no {variant} table {}", path.display()),
             material: None,
         },
+    }
+}
+
+/// One side's pieces in words: `2 men and 1 king`, `1 man`, `3 kings`.
+fn pieces_text(men: u8, kings: u8) -> String {
+    let count = |n: u8, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    match (men, kings) {
+        (0, k) => count(k, "king", "kings"),
+        (m, 0) => count(m, "man", "men"),
+        (m, k) => format!(
+            "{} and {}",
+            count(m, "man", "men"),
+            count(k, "king", "kings")
+        ),
     }
 }
 
@@ -402,4 +414,32 @@ pub fn status(dir: &Path) -> Result<Status, ApiError> {
         version: env!("CARGO_PKG_VERSION"),
         variants: out,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_are_counted_in_words() {
+        assert_eq!(pieces_text(2, 1), "2 men and 1 king");
+        assert_eq!(pieces_text(1, 0), "1 man");
+        assert_eq!(pieces_text(0, 3), "3 kings");
+    }
+
+    #[test]
+    fn a_missing_table_names_its_material() {
+        let path = Path::new("tables/english/2101.wdl");
+        match missing_table(Variant::English, path) {
+            ApiError::NotInTables { message, material } => {
+                assert_eq!(material.as_deref(), Some("2101"));
+                assert_eq!(
+                    message,
+                    "not in the tables: no english table for 4 pieces, 2 men and 1 king to \
+                     move against 1 king (slice 2101)"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 }

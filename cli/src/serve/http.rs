@@ -92,14 +92,7 @@ async fn probe(
     variant: Result<Path<String>, PathRejection>,
     query: Result<Query<FenQuery>, QueryRejection>,
 ) -> Response {
-    let answer = match request(variant, query) {
-        Ok((variant, fen)) => {
-            pool.run(move |tb, _| api::probe(tb, variant, fen.as_deref()))
-                .await
-        }
-        Err(e) => Err(e),
-    };
-    json(answer)
+    position_job(pool, variant, query, api::probe).await
 }
 
 async fn mainline(
@@ -107,9 +100,19 @@ async fn mainline(
     variant: Result<Path<String>, PathRejection>,
     query: Result<Query<FenQuery>, QueryRejection>,
 ) -> Response {
+    position_job(pool, variant, query, api::mainline).await
+}
+
+/// Answers a request for a variant and a FEN with `job`, run on the probe workers.
+async fn position_job<T: Serialize + Send + 'static>(
+    pool: Pool,
+    variant: Result<Path<String>, PathRejection>,
+    query: Result<Query<FenQuery>, QueryRejection>,
+    job: fn(&Tablebase, damka::Variant, Option<&str>) -> Result<T, ApiError>,
+) -> Response {
     let answer = match request(variant, query) {
         Ok((variant, fen)) => {
-            pool.run(move |tb, _| api::mainline(tb, variant, fen.as_deref()))
+            pool.run(move |tb, _| job(tb, variant, fen.as_deref()))
                 .await
         }
         Err(e) => Err(e),
