@@ -1,5 +1,6 @@
 //! The access log: one line per request on stderr, `METHOD PATH?QUERY STATUS MICROSECONDSus`.
 
+use std::io::Write;
 use std::time::Instant;
 
 use axum::extract::Request;
@@ -15,10 +16,12 @@ pub async fn access_log(request: Request, next: Next) -> Response {
         .path_and_query()
         .map_or_else(|| request.uri().path().to_string(), |pq| pq.to_string());
     let response = next.run(request).await;
-    eprintln!(
-        "{method} {target} {} {}us",
+    // One write per line: stderr is unbuffered, and a formatted `eprintln!` writes each piece.
+    let line = format!(
+        "{method} {target} {} {}us\n",
         response.status().as_u16(),
         start.elapsed().as_micros()
     );
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
     response
 }
