@@ -11,6 +11,7 @@ mod pdn;
 mod perft;
 mod play;
 mod probe;
+mod serve;
 mod tables;
 mod verify;
 
@@ -102,6 +103,8 @@ enum Command {
     Hub(hub::Args),
     /// Search a position and print the best move, its score and principal variation.
     Play(play::Args),
+    /// Serve the tables over HTTP: a JSON API and a page to set up positions in.
+    Serve(serve::Args),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -140,6 +143,7 @@ fn main() -> ExitCode {
         Command::Cluster(args) => cluster::run(args),
         Command::Play(args) => play::run(args),
         Command::Hub(args) => hub::run(args),
+        Command::Serve(args) => serve::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,127 @@
+//! `damka serve`: the tables over HTTP, a JSON API and a page to set up positions in.
+//!
+//! An axum server on a tokio runtime. Probes run on a bounded pool of blocking workers
+//! ([`http::Pool`]), so a slow disk holds up only the requests that wait for it, never the
+//! event loop. Ctrl-C (SIGINT) or SIGTERM stops the server gracefully: it stops accepting,
+//! finishes the requests in flight (for at most [`GRACE`]) and exits 0. Each request is logged as one line on
+//! stderr ([`log`]).
+
+mod api;
+mod http;
+mod log;
+mod page;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
+
+use super::CliError;
+use super::tables::{open, tables_dir};
+
+/// How long the requests in flight may take to finish once a stop signal came.
+const GRACE: Duration = Duration::from_secs(10);
+
+/// Arguments of `damka serve`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Tables directory (default: $DAMKA_TABLES, else `tables`).
+    #[arg(long)]
+    tables: Option<PathBuf>,
+    /// Address and port to listen on (port 0: any free port, printed at start).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    bind: SocketAddr,
+    /// Probe workers: at most this many probes run at once (default: one per CPU).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: Option<u16>,
+    /// Block cache for the tables, in MiB.
+    #[arg(long, default_value_t = (DEFAULT_CACHE_BYTES >> 20) as u64)]
+    cache: u64,
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    let dir = tables_dir(&args.tables);
+    let cache = usize::try_from(args.cache.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
+    let tablebase = Arc::new(open(&dir, cache)?);
+    let workers = args.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(2, |n| n.get()),
+        usize::from,
+    );
+    let failed = |what: String| CliError {
+        message: what,
+        code: 1,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_io()
+        .enable_time()
+        .max_blocking_threads(workers)
+        .thread_name("damka-serve")
+        .build()
+        .map_err(|e| failed(format!("cannot start the server runtime: {e}")))?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(args.bind)
+            .await
+            .map_err(|e| failed(format!("cannot listen on {}: {e}", args.bind)))?;
+        let local = listener
+            .local_addr()
+            .map_err(|e| failed(format!("cannot listen on {}: {e}", args.bind)))?;
+        eprintln!(
+            "damka serve: listening on http://{local}/ (tables {}, {workers} probe workers)",
+            dir.display()
+        );
+        let app = http::router(http::Pool::new(tablebase, dir, workers));
+        let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = axum::serve(listener, app).with_graceful_shutdown(async move {
+            stop_signal().await;
+            let _ = stopping.send(());
+        });
+        // After the signal, connections still open past the grace period are dropped.
+        let grace = async move {
+            if stopped.await.is_ok() {
+                tokio::time::sleep(GRACE).await;
+            } else {
+                std::future::pending::<()>().await;
+            }
+        };
+        tokio::select! {
+            done = server => done.map_err(|e| failed(format!("server failed: {e}"))),
+            () = grace => {
+                eprintln!(
+                    "damka serve: connections still open after {} s, closing them",
+                    GRACE.as_secs()
+                );
+                Ok(())
+            }
+        }
+    })?;
+    eprintln!("damka serve: stopped");
+    Ok(())
+}
+
+/// Waits for Ctrl-C (SIGINT) or, on Unix, SIGTERM, and says which came.
+async fn stop_signal() {
+    let interrupt = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                term.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    let name = tokio::select! {
+        () = interrupt => "interrupt",
+        () = terminate => "terminate signal",
+    };
+    eprintln!("damka serve: {name}, finishing the requests in flight");
+}

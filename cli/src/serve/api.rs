@@ -1,0 +1,445 @@
+//! The answers of the JSON API, computed from the tables. Everything here blocks (it reads
+//! table files), so the HTTP layer runs it on the probe workers.
+//!
+//! Shapes (every field always present unless said otherwise):
+//! - position: `{"variant", "fen", "category", "dtw", "moves": [move...]}`, moves best first;
+//! - move: `{"move", "category", "dtw", "capture", "crowns", "fen_after", "path"}`, with the
+//!   category and distance for the side that plays it, counted from before the move (as
+//!   `damka probe` prints them);
+//! - mainline: `{"variant", "fen", "category", "dtw", "winner", "mainline": [move...],
+//!   "truncated"}`;
+//! - board: `{"variant", "fen", "side", "size", "orthogonal", "numbered", "squares":
+//!   [{"name", "file", "rank", "number"}], "pieces": [{"square", "color", "king"}]}`;
+//! - status: `{"version", "variants": [{"variant", "pieces", "max_pieces", "slices"}]}`.
+//!
+//! `category` is `win`, `draw` or `loss` and `dtw` the plies to the end (null for a draw).
+//! The tables hold no move-count draw rules yet; when they do, `category` gains the rule
+//! categories and objects gain a `dtc` field, so clients should accept category names they do
+//! not know and ignore fields they do not know.
+
+use std::path::Path;
+
+use damka::notation::squares::{SquareStyle, square_from_file_rank, square_number, square_style};
+use damka::notation::{move_text, parse_fen, square_name, write_fen};
+use damka::rules::{Bitboard, BoardKind, Color, Geometry, LegalMove, Position, Rules};
+use damka::tablebase::{
+    FileKind, Material, Outcome, ProbeError, RatedMove, TableError, Tablebase, Wdl,
+};
+use damka::{Variant, with_rules};
+use serde::Serialize;
+
+use crate::tables::{slices, variants};
+
+/// The longest perfect-play line the mainline endpoint writes, in plies.
+pub const MAINLINE_PLIES: usize = 1000;
+
+/// Why a request has no answer; each maps to one HTTP status.
+#[derive(Debug)]
+pub enum ApiError {
+    /// The request is wrong (unknown variant, malformed FEN, illegal position): 400.
+    BadRequest(String),
+    /// The position needs a table that is not there: 404, naming the material.
+    NotInTables {
+        /// What is missing, in words.
+        message: String,
+        /// The slice key of the missing table (`2101`), when the file name gives it.
+        material: Option<String>,
+    },
+    /// No such page or endpoint: 404.
+    NotFound(String),
+    /// Something on the server side failed (a damaged table file): 500.
+    Internal(String),
+}
+
+impl ApiError {
+    fn from_probe(variant: Variant, e: ProbeError) -> ApiError {
+        match e {
+            ProbeError::Table(TableError::Missing(path)) => missing_table(variant, &path),
+            ProbeError::NotCovered(_) => ApiError::BadRequest(e.to_string()),
+            ProbeError::Table(other) => ApiError::Internal(other.to_string()),
+        }
+    }
+}
+
+/// The 404 for a table file that is not there, naming its material from the file name.
+fn missing_table(variant: Variant, path: &Path) -> ApiError {
+    let material = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .and_then(|s| s.parse::<Material>().ok());
+    match material {
+        Some(m) => ApiError::NotInTables {
+            message: format!(
+                "not in the tables: no {variant} table for {} pieces, {} to move against {} \
+                 (slice {m})",
+                m.pieces(),
+                pieces_text(m.mover_men, m.mover_kings),
+                pieces_text(m.other_men, m.other_kings),
+            ),
+            material: Some(m.to_string()),
+        },
+        None => ApiError::NotInTables {
+            message: format!("not in the tables: no {variant} table {}", path.display()),
+            material: None,
+        },
+    }
+}
+
+/// One side's pieces in words: `2 men and 1 king`, `1 man`, `3 kings`.
+fn pieces_text(men: u8, kings: u8) -> String {
+    let count = |n: u8, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    match (men, kings) {
+        (0, k) => count(k, "king", "kings"),
+        (m, 0) => count(m, "man", "men"),
+        (m, k) => format!(
+            "{} and {}",
+            count(m, "man", "men"),
+            count(k, "king", "kings")
+        ),
+    }
+}
+
+/// A result category. Today the tables hold the theoretical result only; the move-count
+/// rule categories will be added here.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Category {
+    /// The side concerned wins.
+    Win,
+    /// Neither side can force a win.
+    Draw,
+    /// The side concerned loses.
+    Loss,
+}
+
+impl From<Wdl> for Category {
+    fn from(wdl: Wdl) -> Category {
+        match wdl {
+            Wdl::Win => Category::Win,
+            Wdl::Draw => Category::Draw,
+            Wdl::Loss => Category::Loss,
+        }
+    }
+}
+
+/// The distance of an outcome as the API writes it: plies, or null for a draw.
+fn distance(o: Outcome) -> Option<u16> {
+    (o.wdl != Wdl::Draw).then_some(o.dtw)
+}
+
+/// A position's answer.
+#[derive(Debug, Serialize)]
+pub struct Probe {
+    variant: &'static str,
+    fen: String,
+    category: Category,
+    dtw: Option<u16>,
+    moves: Vec<MoveAnswer>,
+}
+
+/// One legal move with its result for the side that plays it.
+#[derive(Debug, Serialize)]
+pub struct MoveAnswer {
+    /// The move in the variant's notation, disambiguated as PDN requires.
+    #[serde(rename = "move")]
+    text: String,
+    category: Category,
+    dtw: Option<u16>,
+    capture: bool,
+    crowns: bool,
+    fen_after: String,
+    /// Every square the piece stands on, start and landings.
+    path: Vec<String>,
+}
+
+fn move_answer<R: Rules>(
+    pos: &Position<R>,
+    legal: &[LegalMove],
+    index: usize,
+    outcome: Outcome,
+) -> MoveAnswer {
+    let lm = &legal[index];
+    MoveAnswer {
+        text: move_text(R::VARIANT, legal, index),
+        category: outcome.wdl.into(),
+        dtw: distance(outcome),
+        capture: lm.mv.is_capture(),
+        crowns: lm.mv.is_promotion(),
+        fen_after: write_fen(&pos.play(&lm.mv)),
+        path: lm.paths[0]
+            .squares
+            .iter()
+            .map(|&sq| square_name(R::VARIANT, sq))
+            .collect(),
+    }
+}
+
+/// The variant named in a request path.
+pub fn variant(name: &str) -> Result<Variant, ApiError> {
+    name.parse::<Variant>()
+        .map_err(|e| ApiError::BadRequest(e.to_string()))
+}
+
+fn position<R: Rules>(fen: Option<&str>) -> Result<Position<R>, ApiError> {
+    let fen = fen.ok_or_else(|| ApiError::BadRequest("missing query parameter 'fen'".into()))?;
+    parse_fen::<R>(fen).map_err(|e| ApiError::BadRequest(format!("bad FEN '{fen}': {e}")))
+}
+
+/// The rated moves of a position with their texts' legal list (the moves in rated order).
+fn rated<R: Rules>(
+    tb: &Tablebase,
+    pos: &Position<R>,
+) -> Result<(Vec<RatedMove>, Vec<LegalMove>), ApiError> {
+    let rated = tb
+        .rated_moves(pos)
+        .map_err(|e| ApiError::from_probe(R::VARIANT, e))?;
+    let legal = rated.iter().map(|r| r.mv.clone()).collect();
+    Ok((rated, legal))
+}
+
+/// `GET /api/v1/VARIANT?fen=FEN`: the position's result and every move's, best first.
+pub fn probe(tb: &Tablebase, variant: Variant, fen: Option<&str>) -> Result<Probe, ApiError> {
+    with_rules!(variant, R => probe_in::<R>(tb, fen))
+}
+
+fn probe_in<R: Rules>(tb: &Tablebase, fen: Option<&str>) -> Result<Probe, ApiError> {
+    let pos = position::<R>(fen)?;
+    let outcome = tb
+        .probe_dtw(&pos)
+        .map_err(|e| ApiError::from_probe(R::VARIANT, e))?;
+    let (rated, legal) = rated(tb, &pos)?;
+    let moves = rated
+        .iter()
+        .enumerate()
+        .map(|(i, r)| move_answer(&pos, &legal, i, r.outcome))
+        .collect();
+    Ok(Probe {
+        variant: R::VARIANT.name(),
+        fen: write_fen(&pos),
+        category: outcome.wdl.into(),
+        dtw: distance(outcome),
+        moves,
+    })
+}
+
+/// The perfect-play line from a position.
+#[derive(Debug, Serialize)]
+pub struct Mainline {
+    variant: &'static str,
+    fen: String,
+    category: Category,
+    dtw: Option<u16>,
+    /// `white` or `black`; null for a draw.
+    winner: Option<&'static str>,
+    /// The best move at each ply until the side to move has none; empty for a draw.
+    mainline: Vec<MoveAnswer>,
+    /// Whether the line stopped at [`MAINLINE_PLIES`] before the end.
+    truncated: bool,
+}
+
+/// `GET /api/v1/VARIANT/mainline?fen=FEN`: the perfect-play line to the end of the game
+/// (the fastest win against the slowest loss), at most [`MAINLINE_PLIES`] plies. A draw has
+/// no end: its line is empty.
+pub fn mainline(tb: &Tablebase, variant: Variant, fen: Option<&str>) -> Result<Mainline, ApiError> {
+    with_rules!(variant, R => mainline_in::<R>(tb, fen))
+}
+
+fn mainline_in<R: Rules>(tb: &Tablebase, fen: Option<&str>) -> Result<Mainline, ApiError> {
+    let start = position::<R>(fen)?;
+    let outcome = tb
+        .probe_dtw(&start)
+        .map_err(|e| ApiError::from_probe(R::VARIANT, e))?;
+    let winner = match outcome.wdl {
+        Wdl::Win => Some(start.side_to_move()),
+        Wdl::Loss => Some(start.side_to_move().opponent()),
+        Wdl::Draw => None,
+    };
+    let mut line = Vec::new();
+    let mut truncated = false;
+    let mut pos = start;
+    if winner.is_some() {
+        loop {
+            let (rated, legal) = rated(tb, &pos)?;
+            let Some(best) = rated.first() else { break };
+            if line.len() == MAINLINE_PLIES {
+                truncated = true;
+                break;
+            }
+            line.push(move_answer(&pos, &legal, 0, best.outcome));
+            pos = pos.play(&best.mv.mv);
+        }
+    }
+    Ok(Mainline {
+        variant: R::VARIANT.name(),
+        fen: write_fen(&start),
+        category: outcome.wdl.into(),
+        dtw: distance(outcome),
+        winner: winner.map(Color::name),
+        mainline: line,
+        truncated,
+    })
+}
+
+/// A variant's board and the pieces of a position on it, for drawing and setting up.
+#[derive(Debug, Serialize)]
+pub struct Board {
+    variant: &'static str,
+    fen: String,
+    /// `white` or `black`.
+    side: &'static str,
+    /// Files (and ranks) of the board.
+    size: u8,
+    /// Turkish: every square is used and men move straight.
+    orthogonal: bool,
+    /// Whether squares are written as numbers (else as `c3`).
+    numbered: bool,
+    squares: Vec<BoardSquare>,
+    pieces: Vec<Piece>,
+}
+
+/// A playable square: its name in the variant's notation, file and rank from 0 (a1 is
+/// 0, 0), and its PDN number where the variant numbers squares.
+#[derive(Debug, Serialize)]
+struct BoardSquare {
+    name: String,
+    file: u8,
+    rank: u8,
+    number: Option<u32>,
+}
+
+#[derive(Debug, Serialize)]
+struct Piece {
+    square: String,
+    color: &'static str,
+    king: bool,
+}
+
+/// `GET /api/v1/VARIANT/board[?fen=FEN]`: the board's squares and the position's pieces
+/// (an empty board, the variant's first side to move, without a FEN). Reads no table.
+pub fn board(variant: Variant, fen: Option<&str>) -> Result<Board, ApiError> {
+    with_rules!(variant, R => board_in::<R>(fen))
+}
+
+fn board_in<R: Rules>(fen: Option<&str>) -> Result<Board, ApiError> {
+    let variant = R::VARIANT;
+    let pos = match fen {
+        Some(_) => position::<R>(fen)?,
+        None => {
+            let empty = Bitboard::EMPTY;
+            Position::<R>::new(empty, empty, empty, R::FIRST)
+                .map_err(|e| ApiError::Internal(e.to_string()))?
+        }
+    };
+    let size = R::Board::SIZE;
+    let numbered = square_style(variant) == SquareStyle::Numeric;
+    let mut squares = Vec::new();
+    for rank in 0..size {
+        for file in 0..size {
+            if let Some(sq) = square_from_file_rank(variant, file, rank) {
+                squares.push(BoardSquare {
+                    name: square_name(variant, sq),
+                    file,
+                    rank,
+                    number: numbered.then(|| square_number(variant, sq)).flatten(),
+                });
+            }
+        }
+    }
+    let mut pieces = Vec::new();
+    for color in [Color::White, Color::Black] {
+        for sq in pos.pieces(color).squares() {
+            pieces.push(Piece {
+                square: square_name(variant, sq),
+                color: color.name(),
+                king: pos.kings().contains(sq),
+            });
+        }
+    }
+    Ok(Board {
+        variant: variant.name(),
+        fen: write_fen(&pos),
+        side: pos.side_to_move().name(),
+        size,
+        orthogonal: R::Board::KIND == BoardKind::Orthogonal8,
+        numbered,
+        squares,
+        pieces,
+    })
+}
+
+/// What the server holds.
+#[derive(Debug, Serialize)]
+pub struct Status {
+    version: &'static str,
+    variants: Vec<VariantStatus>,
+}
+
+/// The tables of one variant: `pieces` is the largest count up to which every slice is
+/// there (both files), `max_pieces` the largest slice present, `slices` how many there are.
+#[derive(Debug, Serialize)]
+struct VariantStatus {
+    variant: &'static str,
+    pieces: u32,
+    max_pieces: u32,
+    slices: usize,
+}
+
+/// `GET /api/v1/status`: the variants and piece counts the tables directory holds.
+pub fn status(dir: &Path) -> Result<Status, ApiError> {
+    let mut out = Vec::new();
+    for variant in variants(dir, None) {
+        let present: Vec<Material> = slices(dir, variant)
+            .map_err(|e| ApiError::Internal(e.message))?
+            .into_iter()
+            .filter(|&m| Tablebase::path_in(dir, variant, m, FileKind::Dtw).is_file())
+            .collect();
+        let max_side = with_rules!(variant, R => R::MEN);
+        let max_pieces = present.iter().map(Material::pieces).max().unwrap_or(0);
+        let pieces = (2..=max_pieces)
+            .take_while(|&n| {
+                Material::all_up_to(n, max_side)
+                    .iter()
+                    .all(|m| present.contains(m))
+            })
+            .last()
+            .unwrap_or(0);
+        out.push(VariantStatus {
+            variant: variant.name(),
+            pieces,
+            max_pieces,
+            slices: present.len(),
+        });
+    }
+    Ok(Status {
+        version: env!("CARGO_PKG_VERSION"),
+        variants: out,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_are_counted_in_words() {
+        assert_eq!(pieces_text(2, 1), "2 men and 1 king");
+        assert_eq!(pieces_text(1, 0), "1 man");
+        assert_eq!(pieces_text(0, 3), "3 kings");
+    }
+
+    #[test]
+    fn a_missing_table_names_its_material() {
+        let path = Path::new("tables/english/2101.wdl");
+        match missing_table(Variant::English, path) {
+            ApiError::NotInTables { message, material } => {
+                assert_eq!(material.as_deref(), Some("2101"));
+                assert_eq!(
+                    message,
+                    "not in the tables: no english table for 4 pieces, 2 men and 1 king to \
+                     move against 1 king (slice 2101)"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

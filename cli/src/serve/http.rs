@@ -1,0 +1,206 @@
+//! The routes: the page, the JSON endpoints, JSON errors for everything else; and the pool of
+//! probe workers the endpoints that read tables run on.
+
+use std::path::{Path as FsPath, PathBuf};
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderValue, Method, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use damka::tablebase::Tablebase;
+use serde::{Deserialize, Serialize};
+use tokio::sync::Semaphore;
+
+use super::api::{self, ApiError};
+use super::{log, page};
+
+/// The probe workers: at most `workers` jobs at once, each on a blocking thread, the rest
+/// waiting (asynchronously, in order) for a permit.
+#[derive(Clone)]
+pub struct Pool {
+    tablebase: Arc<Tablebase>,
+    dir: Arc<PathBuf>,
+    permits: Arc<Semaphore>,
+}
+
+impl Pool {
+    /// A pool of `workers` over the tables of `dir`.
+    pub fn new(tablebase: Arc<Tablebase>, dir: PathBuf, workers: usize) -> Pool {
+        Pool {
+            tablebase,
+            dir: Arc::new(dir),
+            permits: Arc::new(Semaphore::new(workers.max(1))),
+        }
+    }
+
+    /// Runs `job` on a worker once one is free.
+    async fn run<T: Send + 'static>(
+        &self,
+        job: impl FnOnce(&Tablebase, &FsPath) -> Result<T, ApiError> + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let permit = self
+            .permits
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|_| ApiError::Internal("the server is stopping".into()))?;
+        let (tablebase, dir) = (self.tablebase.clone(), self.dir.clone());
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            job(&tablebase, &dir)
+        })
+        .await
+        .map_err(|e| ApiError::Internal(format!("the probe failed: {e}")))?
+    }
+}
+
+/// Every route of the server, each request logged.
+pub fn router(pool: Pool) -> Router {
+    Router::new()
+        .route("/", get(index))
+        .route("/api/v1/status", get(status))
+        .route("/api/v1/{variant}", get(probe))
+        .route("/api/v1/{variant}/mainline", get(mainline))
+        .route("/api/v1/{variant}/board", get(board))
+        .fallback(not_found)
+        .method_not_allowed_fallback(not_allowed)
+        .with_state(pool)
+        .layer(axum::middleware::from_fn(log::access_log))
+}
+
+/// The query of the position endpoints.
+#[derive(Deserialize)]
+struct FenQuery {
+    fen: Option<String>,
+}
+
+/// The variant and FEN of a request, or the 400 that says what is wrong with them.
+fn request(
+    variant: Result<Path<String>, PathRejection>,
+    query: Result<Query<FenQuery>, QueryRejection>,
+) -> Result<(damka::Variant, Option<String>), ApiError> {
+    let Path(name) = variant.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    Ok((api::variant(&name)?, query.fen))
+}
+
+async fn probe(
+    State(pool): State<Pool>,
+    variant: Result<Path<String>, PathRejection>,
+    query: Result<Query<FenQuery>, QueryRejection>,
+) -> Response {
+    position_job(pool, variant, query, api::probe).await
+}
+
+async fn mainline(
+    State(pool): State<Pool>,
+    variant: Result<Path<String>, PathRejection>,
+    query: Result<Query<FenQuery>, QueryRejection>,
+) -> Response {
+    position_job(pool, variant, query, api::mainline).await
+}
+
+/// Answers a request for a variant and a FEN with `job`, run on the probe workers.
+async fn position_job<T: Serialize + Send + 'static>(
+    pool: Pool,
+    variant: Result<Path<String>, PathRejection>,
+    query: Result<Query<FenQuery>, QueryRejection>,
+    job: fn(&Tablebase, damka::Variant, Option<&str>) -> Result<T, ApiError>,
+) -> Response {
+    let answer = match request(variant, query) {
+        Ok((variant, fen)) => {
+            pool.run(move |tb, _| job(tb, variant, fen.as_deref()))
+                .await
+        }
+        Err(e) => Err(e),
+    };
+    json(answer)
+}
+
+async fn board(
+    variant: Result<Path<String>, PathRejection>,
+    query: Result<Query<FenQuery>, QueryRejection>,
+) -> Response {
+    json(request(variant, query).and_then(|(variant, fen)| api::board(variant, fen.as_deref())))
+}
+
+async fn status(State(pool): State<Pool>) -> Response {
+    json(pool.run(|_, dir| api::status(dir)).await)
+}
+
+async fn index() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        page::html(),
+    )
+        .into_response()
+}
+
+async fn not_found(uri: Uri) -> Response {
+    json::<()>(Err(ApiError::NotFound(format!(
+        "no such page: {} (the API is under /api/v1/)",
+        uri.path()
+    ))))
+}
+
+async fn not_allowed(method: Method, uri: Uri) -> Response {
+    let mut response = error_body(
+        StatusCode::METHOD_NOT_ALLOWED,
+        &format!("{method} is not allowed on {}: use GET", uri.path()),
+        None,
+    );
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+    response
+}
+
+/// The answer as JSON, or the error's status with `{"error": ...}`.
+fn json<T: Serialize>(answer: Result<T, ApiError>) -> Response {
+    let (status, message, material) = match answer {
+        Ok(value) => {
+            return match serde_json::to_vec(&value) {
+                Ok(body) => json_response(StatusCode::OK, body),
+                Err(e) => error_body(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    &format!("cannot write the answer: {e}"),
+                    None,
+                ),
+            };
+        }
+        Err(ApiError::BadRequest(m)) => (StatusCode::BAD_REQUEST, m, None),
+        Err(ApiError::NotInTables { message, material }) => {
+            (StatusCode::NOT_FOUND, message, material)
+        }
+        Err(ApiError::NotFound(m)) => (StatusCode::NOT_FOUND, m, None),
+        Err(ApiError::Internal(m)) => (StatusCode::INTERNAL_SERVER_ERROR, m, None),
+    };
+    error_body(status, &message, material)
+}
+
+/// `{"error": message}` (with `"material"` for a missing table) under `status`.
+fn error_body(status: StatusCode, message: &str, material: Option<String>) -> Response {
+    let body = match material {
+        Some(m) => serde_json::json!({ "error": message, "material": m }),
+        None => serde_json::json!({ "error": message }),
+    };
+    json_response(status, body.to_string().into_bytes())
+}
+
+fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
+    (
+        status,
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
+        ],
+        body,
+    )
+        .into_response()
+}
