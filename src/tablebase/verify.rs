@@ -4,14 +4,15 @@
 //! moves to wins, the longest one ply shorter; a draw a move to a draw and none to a loss
 //! for the opponent. Checking that the stored outcome equals the best outcome over the
 //! moves checks all three at once. Capture positions and indices without a position hold
-//! no value and are skipped. Reading every block checks every block's checksum.
+//! no value and are skipped. Reading every block checks every block's checksum; last, the
+//! headers' counts of wins, draws, losses and unused indices are checked against a recount.
 
 use rayon::prelude::*;
 
 use super::format::{FileKind, unpack, wdl_code};
 use super::index::{MoverFrame, SliceIndex};
 use super::material::Material;
-use super::outcome::Outcome;
+use super::outcome::{Outcome, Wdl};
 use super::probe::{ProbeError, Tablebase};
 use crate::rules::{MoveList, Rules, captures, generate};
 
@@ -29,6 +30,35 @@ pub enum SliceCheck {
         /// What the moves say.
         expected: Outcome,
     },
+    /// Every value agrees with its successors, but a header's counts do not agree with a
+    /// recount of the stored values.
+    Counts {
+        /// The file whose header is wrong.
+        kind: FileKind,
+        /// Wins, draws, losses and unused indices as the header says.
+        header: [u64; 4],
+        /// The same, counted.
+        counted: [u64; 4],
+    },
+}
+
+/// What a range of indices holds: wins, draws, losses and indices not stored, and the first
+/// bad value.
+#[derive(Default)]
+struct Tally {
+    counts: [u64; 4],
+    bad: Option<SliceCheck>,
+}
+
+impl Tally {
+    /// Both ranges together, `self` the lower one.
+    fn and(mut self, upper: Tally) -> Tally {
+        for (c, u) in self.counts.iter_mut().zip(upper.counts) {
+            *c += u;
+        }
+        self.bad = self.bad.or(upper.bad);
+        self
+    }
 }
 
 const CHUNK: u64 = 1 << 12;
@@ -92,7 +122,7 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
     };
     let twin = twin.as_ref().unwrap_or(&own);
     let chunks = own.index.size().div_ceil(CHUNK);
-    let bad = (0..chunks)
+    let tally = (0..chunks)
         .into_par_iter()
         .map(|c| {
             check_range(
@@ -102,12 +132,23 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
                 c * CHUNK..((c + 1) * CHUNK).min(own.index.size()),
             )
         })
-        .find_first(|r| !matches!(r, Ok(None)));
-    match bad {
-        None | Some(Ok(None)) => Ok(SliceCheck::Ok),
-        Some(Ok(Some(bad))) => Ok(bad),
-        Some(Err(e)) => Err(e),
+        .try_reduce(Tally::default, |a, b| Ok(a.and(b)))?;
+    if let Some(bad) = tally.bad {
+        return Ok(bad);
     }
+    for kind in [FileKind::Wdl, FileKind::Dtw] {
+        let h = tb.table(R::VARIANT, m, kind)?;
+        let h = h.header();
+        let header = [h.wins, h.draws, h.losses, h.unused];
+        if header != tally.counts {
+            return Ok(SliceCheck::Counts {
+                kind,
+                header,
+                counted: tally.counts,
+            });
+        }
+    }
+    Ok(SliceCheck::Ok)
 }
 
 fn check_range<R: Rules>(
@@ -115,17 +156,20 @@ fn check_range<R: Rules>(
     own: &Decoded<R>,
     twin: &Decoded<R>,
     range: std::ops::Range<u64>,
-) -> Result<Option<SliceCheck>, ProbeError> {
+) -> Result<Tally, ProbeError> {
     let mut list = MoveList::new();
     let mut replies = MoveList::new();
+    let mut tally = Tally::default();
     for i in range {
         let Some(frame) = own.index.unrank(i) else {
+            tally.counts[3] += 1;
             continue;
         };
         let pos = frame.position::<R>();
         generate(&pos, &mut list);
         let moves = list.as_slice();
         if moves.first().is_some_and(|m| m.is_capture()) {
+            tally.counts[3] += 1;
             continue;
         }
         let mut expected: Option<Outcome> = None;
@@ -145,13 +189,18 @@ fn check_range<R: Rules>(
         }
         let expected = expected.unwrap_or(Outcome::loss(0));
         let stored = own.outcomes[i as usize];
-        if stored != expected {
-            return Ok(Some(SliceCheck::Bad {
+        tally.counts[match stored.wdl {
+            Wdl::Win => 0,
+            Wdl::Draw => 1,
+            Wdl::Loss => 2,
+        }] += 1;
+        if stored != expected && tally.bad.is_none() {
+            tally.bad = Some(SliceCheck::Bad {
                 index: i,
                 stored,
                 expected,
-            }));
+            });
         }
     }
-    Ok(None)
+    Ok(tally)
 }
