@@ -28,16 +28,20 @@
 //! - `hub`: the engine's `id`, its `param`s, then `wait`.
 //! - `set-param name=N value=V`: `variant` (damka's names, and the aliases `normal` and
 //!   `standard` for International, `american` for English; the position becomes the
-//!   variant's start), `hash` (transposition table MiB), `tables` (directory of endgame
-//!   tables, used when it exists; empty for none).
+//!   variant's start), `hash` (transposition table MiB, 1 to 65536: a size the memory
+//!   cannot hold is answered `error` when the engine is built, naming the size, and the
+//!   last size that worked is used), `tables` (directory of endgame tables, used when it
+//!   exists; empty for none). A table found damaged during a search is said once, in an
+//!   `info message="..."` line, and the search goes on without it.
 //! - `init`: builds the engine and opens the tables, then `ready`.
 //! - `pos [start] [pos=P] [fen=F] [moves="M M ..."]`: the position (see [`notation`] for the
 //!   formats, `fen=` is a damka extension taking a FEN) and the moves played from it, which
 //!   the engine uses to see repetitions. Without `pos=` or `fen=` it is the start position.
 //! - `level`: `depth=N`, `nodes=N`, `move-time=S`, `time=S` with optional `inc=S` and
 //!   `moves=N` (the clock: the increment is added before the move, as the protocol says),
-//!   `infinite`. Times are seconds. Levels add up until the next `pos` or `go`, which reset
-//!   them; no level means searching until `stop`.
+//!   `infinite`. Times are seconds, from 0 to 10^9 (a negative time counts as 0); a number
+//!   out of its range is answered `error`. Levels add up until the next `pos` or `go`,
+//!   which reset them; no level means searching until `stop`.
 //! - `go think`, `go ponder`, `go analyze`: searches on a worker thread, writing an `info`
 //!   line per iteration (`depth`, `score` in men from the side to move's view, a win in `n`
 //!   plies as `100 - n/100` as Scan writes it, `nodes`, `time` in seconds, `pv`) and then
@@ -659,7 +663,8 @@ const MAX_SECONDS: f64 = 1e9;
 /// time, which a GUI may send when the clock has run out, counts as none left.
 fn seconds(text: &str) -> Option<Duration> {
     let s: f64 = text.parse().ok()?;
-    if !(s <= MAX_SECONDS) {
+    // NaN and infinities are out of range too.
+    if s.is_nan() || s > MAX_SECONDS {
         return None;
     }
     Duration::try_from_secs_f64(s.max(0.0)).ok()

@@ -299,6 +299,10 @@ fn crown(variant: Variant, fen: &str, color: Color, square: &str) -> Option<Stri
 /// what tells the readings of an ambiguous move apart.
 const LOOK_AHEAD: usize = 40;
 
+/// The readings of an ambiguous move written in full, and whether the moves after it
+/// decided between them.
+type Readings = (Vec<String>, bool);
+
 /// The legal move a move text names. A text naming several (a capture written by its ends
 /// when two paths lead there) is read as the one that the moves after it (`rest`, the nodes
 /// that follow it in its line) replay furthest from, the first in notation order when they
@@ -309,7 +313,7 @@ fn read_move<'a, R: Rules>(
     legal: &'a [LegalMove],
     text: &str,
     rest: &[Node],
-) -> Result<(&'a LegalMove, Option<(Vec<String>, bool)>), MoveTextError> {
+) -> Result<(&'a LegalMove, Option<Readings>), MoveTextError> {
     let found = matching_moves(R::VARIANT, legal, text)?;
     if let [one] = found.as_slice() {
         return Ok((one, None));
