@@ -138,7 +138,7 @@ fn refused(dir: &Path, m: Material, kind: FileKind, what: &str) {
 fn a_header_with_no_blocks_is_refused() {
     // Before: `blocks - 1` underflowed and `probe`, `verify`, `info`, `analyse` panicked.
     let dir = copy("no-blocks");
-    let m = key("2101");
+    let m = key("1101");
     craft_header(&path(&dir, m, FileKind::Wdl), |h| {
         h.positions = 0;
         h.blocks = 0;
@@ -184,7 +184,7 @@ fn an_8_bit_distance_file_relabelled_16_bit_is_refused() {
 
 #[test]
 fn every_other_lying_header_field_is_refused() {
-    let m = key("2101");
+    let m = key("1101");
     /// A name, the file, the lie, and what the error says.
     type Case = (&'static str, FileKind, fn(&mut Header), &'static str);
     let cases: [Case; 8] = [
@@ -250,7 +250,7 @@ fn every_other_lying_header_field_is_refused() {
 #[test]
 fn counts_that_add_up_but_lie_are_found_by_verify() {
     let dir = copy("counts");
-    let m = key("2101");
+    let m = key("1101");
     craft_header(&path(&dir, m, FileKind::Dtw), |h| {
         h.wins += 1;
         h.unused -= 1;
