@@ -28,16 +28,20 @@
 //! - `hub`: the engine's `id`, its `param`s, then `wait`.
 //! - `set-param name=N value=V`: `variant` (damka's names, and the aliases `normal` and
 //!   `standard` for International, `american` for English; the position becomes the
-//!   variant's start), `hash` (transposition table MiB), `tables` (directory of endgame
-//!   tables, used when it exists; empty for none).
+//!   variant's start), `hash` (transposition table MiB, 1 to 65536: a size the memory
+//!   cannot hold is answered `error` when the engine is built, naming the size, and the
+//!   last size that worked is used), `tables` (directory of endgame tables, used when it
+//!   exists; empty for none). A table found damaged during a search is said once, in an
+//!   `info message="..."` line, and the search goes on without it.
 //! - `init`: builds the engine and opens the tables, then `ready`.
 //! - `pos [start] [pos=P] [fen=F] [moves="M M ..."]`: the position (see [`notation`] for the
 //!   formats, `fen=` is a damka extension taking a FEN) and the moves played from it, which
 //!   the engine uses to see repetitions. Without `pos=` or `fen=` it is the start position.
 //! - `level`: `depth=N`, `nodes=N`, `move-time=S`, `time=S` with optional `inc=S` and
 //!   `moves=N` (the clock: the increment is added before the move, as the protocol says),
-//!   `infinite`. Times are seconds. Levels add up until the next `pos` or `go`, which reset
-//!   them; no level means searching until `stop`.
+//!   `infinite`. Times are seconds, from 0 to 10^9 (a negative time counts as 0); a number
+//!   out of its range is answered `error`. Levels add up until the next `pos` or `go`,
+//!   which reset them; no level means searching until `stop`.
 //! - `go think`, `go ponder`, `go analyze`: searches on a worker thread, writing an `info`
 //!   line per iteration (`depth`, `score` in men from the side to move's view, a win in `n`
 //!   plies as `100 - n/100` as Scan writes it, `nodes`, `time` in seconds, `pv`) and then
@@ -214,6 +218,8 @@ struct Session {
     out: Output,
     variant: Variant,
     hash_mb: usize,
+    /// The last hash size an engine was built with (or the first asked for).
+    working_hash_mb: usize,
     tables: PathBuf,
     engine: Option<Engine>,
     running: Option<Running>,
@@ -234,6 +240,7 @@ where
         out: Arc::new(Mutex::new(Box::new(output))),
         variant: options.variant,
         hash_mb: options.hash_mb,
+        working_hash_mb: options.hash_mb,
         tables: options.tables,
         engine: None,
         running: None,
@@ -268,8 +275,14 @@ impl Session {
         send(&self.out, line)
     }
 
+    /// Answers `error`; a message longer than 300 characters (one quoting a long input) is
+    /// cut there.
     fn error(&self, message: &str) -> io::Result<()> {
-        self.send(&format!("error {}", pair("message", message)))
+        let message = match message.char_indices().nth(300) {
+            Some((cut, _)) => format!("{}... ({} bytes)", &message[..cut], message.len()),
+            None => message.to_string(),
+        };
+        self.send(&format!("error {}", pair("message", &message)))
     }
 
     /// Whether a search is still running.
@@ -340,7 +353,7 @@ impl Session {
                     self.finish_search(true);
                 }
                 other => {
-                    self.error(&format!("unknown command '{other}'"))?;
+                    self.error(&format!("unknown command {}", shown(other)))?;
                     return Ok(Flow::Continue);
                 }
             }
@@ -366,7 +379,7 @@ impl Session {
             // Idle: a search that ended on its own has answered already.
             "stop" | "ponder-hit" => {}
             "quit" => return Ok(Flow::Quit),
-            other => self.error(&format!("unknown command '{other}'"))?,
+            other => self.error(&format!("unknown command {}", shown(other)))?,
         }
         Ok(Flow::Continue)
     }
@@ -386,7 +399,7 @@ impl Session {
             pair("values", &names.join(" "))
         ))?;
         self.send(&format!(
-            "param name=hash {} type=int min=1 max=65536",
+            "param name=hash {} type=int min=1 max={MAX_HASH_MB}",
             pair("value", &self.hash_mb.to_string())
         ))?;
         self.send(&format!(
@@ -417,31 +430,51 @@ impl Session {
                 None => {
                     let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
                     self.error(&format!(
-                        "unknown variant '{value}' (expected one of: {})",
+                        "unknown variant {} (expected one of: {})",
+                        shown(value),
                         names.join(" ")
                     ))?;
                 }
             },
             "hash" => match value.parse::<usize>() {
-                Ok(mb) if (1..=65_536).contains(&mb) => {
+                Ok(mb) if (1..=MAX_HASH_MB).contains(&mb) => {
                     self.hash_mb = mb;
                     self.engine = None;
                 }
-                _ => self.error(&format!("hash must be 1 to 65536 MiB, not '{value}'"))?,
+                _ => self.error(&format!(
+                    "hash must be 1 to {MAX_HASH_MB} MiB, not {}",
+                    shown(value)
+                ))?,
             },
             "tables" => {
                 self.tables = PathBuf::from(value);
                 self.engine = None;
             }
-            other => self.error(&format!("unknown parameter '{other}'"))?,
+            other => self.error(&format!("unknown parameter {}", shown(other)))?,
         }
         Ok(())
     }
 
-    /// Builds the engine (and opens the tables) unless it exists.
+    /// Builds the engine (and opens the tables) unless it exists. A hash table too large
+    /// for the memory there is is said, and the last size that worked is used instead.
     fn ensure_engine(&mut self) -> io::Result<()> {
         if self.engine.is_none() {
-            let mut engine = Engine::new(self.hash_mb);
+            let mut engine = match Engine::try_new(self.hash_mb) {
+                Ok(engine) => engine,
+                Err(e) => {
+                    let fallback = if self.hash_mb == self.working_hash_mb {
+                        1
+                    } else {
+                        self.working_hash_mb
+                    };
+                    self.error(&format!("{e}; using {fallback} MiB"))?;
+                    self.hash_mb = fallback;
+                    Engine::try_new(fallback)
+                        .or_else(|_| Engine::try_new(1))
+                        .map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, e.to_string()))?
+                }
+            };
+            self.working_hash_mb = self.hash_mb;
             let dir = &self.tables;
             if !dir.as_os_str().is_empty() && dir.is_dir() {
                 match Tablebase::open(dir) {
@@ -488,7 +521,7 @@ impl Session {
         let (mut time_named, mut clock_named) = (false, false);
         for (name, value) in &line.args {
             let value = value.as_deref().unwrap_or("");
-            let bad = || format!("level: bad {name} '{value}'");
+            let bad = || format!("level: bad {name} {}", shown(value));
             match name.as_str() {
                 "depth" => match value.parse::<u32>() {
                     Ok(d) => self.limits.depth = Some(d),
@@ -529,7 +562,7 @@ impl Session {
         }
         if let Some(time) = time {
             self.limits.clock = Some(Clock {
-                time_left: time + inc,
+                time_left: time.saturating_add(inc),
                 increment: inc,
                 moves_left,
             });
@@ -582,6 +615,19 @@ impl Session {
                     let _ = send(&out, &info_line(R::VARIANT, info));
                 };
                 let result = engine.search(&game, &limits, &flag, &mut on_info);
+                for damage in engine
+                    .tables()
+                    .map(|tb| tb.take_damage())
+                    .unwrap_or_default()
+                {
+                    let _ = send(
+                        &out,
+                        &format!(
+                            "info {}",
+                            pair("message", &format!("{damage}; searching without it"))
+                        ),
+                    );
+                }
                 (engine, result)
             }));
             match searched {
@@ -607,14 +653,31 @@ impl Session {
     }
 }
 
-/// Seconds as the protocol writes them (a real number). A negative time, which a GUI may
-/// send when the clock has run out, counts as none left.
+/// The largest hash table, in MiB, that `set-param name=hash` accepts.
+pub const MAX_HASH_MB: usize = 65_536;
+
+/// The longest time, in seconds, that a level accepts (about 31 years).
+const MAX_SECONDS: f64 = 1e9;
+
+/// Seconds as the protocol writes them (a real number, at most [`MAX_SECONDS`]). A negative
+/// time, which a GUI may send when the clock has run out, counts as none left.
 fn seconds(text: &str) -> Option<Duration> {
     let s: f64 = text.parse().ok()?;
-    if !s.is_finite() {
+    // NaN and infinities are out of range too.
+    if s.is_nan() || s > MAX_SECONDS {
         return None;
     }
     Duration::try_from_secs_f64(s.max(0.0)).ok()
+}
+
+/// Text from the GUI, quoted to be repeated in an answer: at most 40 characters of it, and
+/// then how long it was.
+fn shown(text: &str) -> String {
+    const SHOWN: usize = 40;
+    match text.char_indices().nth(SHOWN) {
+        None => format!("'{text}'"),
+        Some((cut, _)) => format!("'{}...' ({} bytes)", &text[..cut], text.len()),
+    }
 }
 
 /// The moves of a principal variation in Hub notation.
@@ -828,6 +891,7 @@ mod tests {
             out: Arc::new(Mutex::new(Box::new(Shared::default()))),
             variant: Variant::International,
             hash_mb: 1,
+            working_hash_mb: 1,
             tables: PathBuf::new(),
             engine: None,
             running: None,
@@ -858,6 +922,50 @@ mod tests {
         assert_eq!(clock.time_left, Duration::from_millis(100));
         assert_eq!(level(&mut s, "level time=nan"), Limits::default());
         assert_eq!(level(&mut s, "level inc=2"), Limits::default());
+    }
+
+    #[test]
+    fn numbers_past_their_range_are_refused_never_a_panic() {
+        let lines = session(
+            "set-param name=variant value=english\ninit\nlevel time=1e19 inc=1e19\n\
+             level move-time=1e19\nlevel depth=99999999999\nlevel nodes=-1\n\
+             set-param name=hash value=65537\nlevel time=1e9 inc=1e9 moves=4294967295\n\
+             level depth=2\ngo think\nping\n",
+        );
+        let e = |m: &str| format!("error message=\"{m}\"");
+        assert_eq!(
+            lines[..7],
+            [
+                "ready".to_string(),
+                e("level: bad time '1e19'"),
+                e("level: bad inc '1e19'"),
+                e("level: bad move-time '1e19'"),
+                e("level: bad depth '99999999999'"),
+                e("level: bad nodes '-1'"),
+                e("hash must be 1 to 65536 MiB, not '65537'"),
+            ],
+            "{lines:?}"
+        );
+        // The clock of 1e9 + 1e9 seconds is kept; depth 2 ends the search.
+        let rest = &lines[7..];
+        assert!(rest.iter().any(|l| l.starts_with("done move=")), "{rest:?}");
+        assert!(rest.iter().any(|l| l == "pong"), "{rest:?}");
+        assert!(!rest.iter().any(|l| l.starts_with("error")), "{rest:?}");
+    }
+
+    #[test]
+    fn long_unknown_commands_are_quoted_shortened() {
+        let long = "x".repeat(1_000_000);
+        let lines = session(&format!("{long}\npos fen={long}\nping\n"));
+        assert_eq!(
+            lines[0],
+            format!(
+                "error message=\"unknown command '{}...' (1000000 bytes)\"",
+                "x".repeat(40)
+            )
+        );
+        assert!(lines[1].len() < 400, "{}", &lines[1][..400]);
+        assert_eq!(lines[2], "pong");
     }
 
     #[test]

@@ -19,6 +19,9 @@ use damka::rules::{English, Position, Rules, legal_moves};
 use damka::search::Engine;
 use damka::tablebase::{ProbeError, TableError, Tablebase, Wdl, build_job, plan};
 
+#[path = "common/input.rs"]
+mod input;
+
 const FIRST_POSITION: &str = "W:WK19,K23:BK28,12";
 
 fn tables_dir() -> &'static PathBuf {
@@ -638,8 +641,7 @@ fn check_verdicts(text: &str, every: usize) -> Vec<(String, String)> {
 fn tinsley_games_are_all_handled() {
     let file = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../shared/corpus/pdn/checkerboard/tinsley.pdn");
-    if !file.exists() {
-        eprintln!("skipped: {} is missing", file.display());
+    if !input::present(&file, "the Tinsley games") {
         return;
     }
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("analyse-tinsley");

@@ -22,8 +22,18 @@ struct Hub {
 
 impl Hub {
     fn start() -> Hub {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_damka"))
-            .args(["hub", "--hash", "8", "--tables", "no-such-tables-dir"])
+        Hub::start_with(Command::new(env!("CARGO_BIN_EXE_damka")).args([
+            "hub",
+            "--hash",
+            "8",
+            "--tables",
+            "no-such-tables-dir",
+        ]))
+    }
+
+    /// `damka hub` started by `command`.
+    fn start_with(command: &mut Command) -> Hub {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -332,4 +342,137 @@ fn quit_during_search_and_end_of_input_exit_cleanly() {
     hub.send("go analyze");
     // Closing stdin is a quit.
     hub.wait_exit();
+}
+
+/// The English tables up to 4 pieces, built by `damka generate` into `dir`.
+fn english_tables(dir: &std::path::Path) {
+    let _ = std::fs::remove_dir_all(dir);
+    let out = Command::new(env!("CARGO_BIN_EXE_damka"))
+        .args([
+            "generate",
+            "--variant",
+            "english",
+            "--pieces",
+            "4",
+            "--quiet",
+            "--tables",
+        ])
+        .arg(dir)
+        .output()
+        .expect("damka generate runs");
+    assert!(out.status.success());
+}
+
+#[test]
+fn a_table_truncated_under_a_running_hub_is_said_once_and_the_search_goes_on() {
+    // Before: the files were memory-mapped and the hub died of SIGBUS, without a word.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hub-truncated");
+    english_tables(&dir);
+    let mut hub = Hub::start_with(
+        Command::new(env!("CARGO_BIN_EXE_damka"))
+            .args(["hub", "--hash", "8", "--variant", "english", "--tables"])
+            .arg(&dir),
+    );
+    hub.send("init");
+    assert_eq!(hub.next(), "ready");
+    // Answered from the tables, which opens them (`fen=` takes a FEN).
+    hub.send("pos fen=W:W30,K19,K23:BK28");
+    hub.send("level depth=6");
+    hub.send("go think");
+    let lines = hub.until("done");
+    assert_eq!(lines.last().unwrap(), "done move=19-24 ponder=28x26x23x24");
+    // Every file cut in half while the hub has them open.
+    for entry in std::fs::read_dir(dir.join("english")).expect("tables") {
+        let path = entry.expect("entry").path();
+        let len = std::fs::metadata(&path).expect("file").len();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .and_then(|f| f.set_len(len / 2))
+            .expect("truncate");
+    }
+    let mut said = Vec::new();
+    for fen in [
+        "B:W30,K19,K23:BK28",
+        "W:W6,K19,K23:BK28",
+        "B:W30,K19,K23:BK28",
+        "W:W21,K30:B5,K1",
+    ] {
+        hub.send(&format!("pos fen={fen}"));
+        hub.send("level depth=6");
+        hub.send("go think");
+        let lines = hub.until("done");
+        said.extend(
+            lines
+                .iter()
+                .filter(|l| l.starts_with("info message="))
+                .cloned(),
+        );
+        let mv = value(lines.last().unwrap(), "move").expect("a move");
+        let pos = damka::notation::parse_fen::<English>(fen).expect("fen");
+        assert!(
+            damka::rules::legal_moves(&pos)
+                .iter()
+                .any(|m| damka::hub::notation::move_text(damka::Variant::English, &m.mv) == mv),
+            "{fen}: {mv}"
+        );
+        hub.send("ping");
+        assert_eq!(hub.until("pong").last().unwrap(), "pong");
+    }
+    assert!(!said.is_empty());
+    for line in &said {
+        assert!(
+            line.contains(&dir.join("english").display().to_string())
+                && line.ends_with(": file truncated; searching without it\""),
+            "{line}"
+        );
+        assert_eq!(
+            said.iter().filter(|l| *l == line).count(),
+            1,
+            "said once: {line}"
+        );
+    }
+    hub.send("quit");
+    hub.wait_exit();
+}
+
+#[test]
+fn a_hash_too_large_for_the_memory_is_an_error_naming_its_size() {
+    // Before: the allocation failed and aborted the process. The address space is limited
+    // to 3 GB here, so that 65536 MiB cannot be had on any machine.
+    let damka = env!("CARGO_BIN_EXE_damka");
+    let mut hub = Hub::start_with(Command::new("sh").args([
+        "-c",
+        &format!("ulimit -v 3000000 && exec {damka} hub --hash 8 --tables none"),
+    ]));
+    hub.send("set-param name=variant value=english");
+    hub.send("set-param name=hash value=65536");
+    hub.send("init");
+    let lines = hub.until("ready");
+    assert!(
+        lines[0].starts_with("error message=\"cannot allocate a 65536 MiB hash table")
+            && lines[0].ends_with("using 8 MiB\""),
+        "{lines:?}"
+    );
+    hub.send("level depth=2");
+    hub.send("go think");
+    assert!(hub.until("done").last().unwrap().starts_with("done move="));
+    hub.send("quit");
+    hub.wait_exit();
+
+    let out = Command::new("sh")
+        .args([
+            "-c",
+            &format!(
+                "ulimit -v 3000000 && exec {damka} play --variant english --depth 2 --hash 65536"
+            ),
+        ])
+        .output()
+        .expect("play runs");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot allocate a 65536 MiB hash table"),
+        "{err}"
+    );
 }

@@ -8,6 +8,9 @@ use std::time::{Duration, Instant};
 
 use damka::pdn::{ErrorKind, PdnError, ReadGame, Reader, Replayer, write_game};
 
+#[path = "common/input.rs"]
+mod input;
+
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/pdn");
 
 fn read(bytes: &[u8]) -> Vec<Result<ReadGame, PdnError>> {
@@ -251,10 +254,11 @@ fn fuzz_random_bytes_and_mutations() {
         "wiegerw-pdn/succeed/fen.pdn",
         "wiegerw-pdn/fail/delfts.pdn",
     ] {
-        match std::fs::read(format!("{CORPUS}/{name}")) {
+        let path = std::path::PathBuf::from(format!("{CORPUS}/{name}"));
+        if input::present(&path, "mutating corpus games") {
+            let b = std::fs::read(&path).expect("corpus file readable");
             // Pieces of a few games keep each input small.
-            Ok(b) => seeds.push(b[..b.len().min(6000)].to_vec()),
-            Err(_) => println!("corpus file {name} not found: mutating built-in games only"),
+            seeds.push(b[..b.len().min(6000)].to_vec());
         }
     }
     seeds.push(

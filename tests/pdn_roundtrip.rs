@@ -14,12 +14,14 @@ use damka::pdn::{
 use damka::rules::{Position, Rules, legal_moves};
 use damka::{Variant, with_rules};
 
+#[path = "common/input.rs"]
+mod input;
+
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/pdn");
 
 fn corpus_files() -> Vec<PathBuf> {
     let dir = PathBuf::from(CORPUS);
-    if !dir.is_dir() {
-        println!("PDN corpus not found at {CORPUS}: round-trip tests skipped");
+    if !input::present(&dir, "PDN round-trip tests of the corpus") {
         return Vec::new();
     }
     let mut files = Vec::new();

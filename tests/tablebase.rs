@@ -461,5 +461,5 @@ fn killed_build_restarts_and_verifies() {
         "{}",
         String::from_utf8_lossy(&verify.stdout)
     );
-    assert!(String::from_utf8_lossy(&verify.stdout).contains("slices 41, bad 0"));
+    assert!(String::from_utf8_lossy(&verify.stdout).contains("slices 41, bad 0, missing 0"));
 }

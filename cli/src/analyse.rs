@@ -228,6 +228,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
             })
             .collect();
         bar.finish_and_clear();
+        for damage in tb.take_damage() {
+            eprintln!("warning: {damage}; analysed without it");
+        }
         let mut summary = Summary::default();
         for (number, out) in results {
             summary.games += 1;

@@ -16,15 +16,15 @@ pub struct Args {
     /// Tables directory (default: $DAMKA_TABLES, else `tables`), used when it exists.
     #[arg(long)]
     tables: Option<PathBuf>,
-    /// Transposition table size in MiB.
-    #[arg(long, default_value_t = 64)]
-    hash: usize,
+    /// Transposition table size in MiB (1 to 65536).
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=damka::hub::MAX_HASH_MB as i64))]
+    hash: u32,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let options = damka::hub::Options {
         variant: args.variant,
-        hash_mb: args.hash,
+        hash_mb: args.hash as usize,
         tables: tables_dir(&args.tables),
     };
     match damka::hub::run(std::io::stdin().lock(), std::io::stdout(), options) {

@@ -66,14 +66,20 @@ fn play<R: Rules>(args: &Args) -> Result<(), CliError> {
         None
     };
     let note = tables.as_deref().and_then(|tb| rule_note(tb, &pos));
-    let mut engine = Engine::new(args.hash as usize);
-    engine.set_tables(tables);
+    let mut engine = Engine::try_new(args.hash as usize).map_err(|e| CliError {
+        message: format!("{e} (try a smaller --hash)"),
+        code: 1,
+    })?;
+    engine.set_tables(tables.clone());
     let limits = Limits {
         depth: args.depth,
         move_time: args.time,
         ..Limits::default()
     };
     let result = engine.search(&[pos], &limits, &AtomicBool::new(false), &mut |_| {});
+    for damage in tables.iter().flat_map(|tb| tb.take_damage()) {
+        eprintln!("warning: {damage}; searched without it");
+    }
     let info = &result.info;
     let line = line_text(&pos, &info.pv);
     let best = match line.first() {

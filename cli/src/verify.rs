@@ -1,10 +1,12 @@
-//! `damka verify`: checksums and full consistency of every table.
+//! `damka verify`: checksums, full consistency and header counts of every table, and the
+//! slices missing for the piece counts present.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use damka::rules::Rules;
 use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
-use damka::tablebase::{SliceCheck, verify_slice};
+use damka::tablebase::{FileKind, Material, SliceCheck, Tablebase, verify_slice};
 use damka::{Variant, with_rules};
 
 use super::tables::{open, slices, tables_dir, variants};
@@ -24,29 +26,63 @@ pub struct Args {
 pub fn run(args: Args) -> Result<(), CliError> {
     let dir = tables_dir(&args.tables);
     let tb = open(&dir, DEFAULT_CACHE_BYTES)?;
-    let mut bad = 0;
-    let mut checked = 0;
+    let (mut bad, mut checked, mut missing) = (0, 0, 0);
     for variant in variants(&dir, args.variant) {
-        for m in slices(&dir, variant)? {
-            let verdict = with_rules!(variant, R => check::<R>(&tb, m));
+        let present = slices(&dir, variant)?;
+        for m in &present {
+            let verdict = with_rules!(variant, R => check::<R>(&tb, *m));
             checked += 1;
             if verdict != "ok" {
                 bad += 1;
             }
             print_out(&format!("{variant} {m} {verdict}\n"))?;
         }
+        for m in missing_slices(&tb, variant, &present) {
+            missing += 1;
+            print_out(&format!("{variant} {m} missing\n"))?;
+        }
     }
-    print_out(&format!("slices {checked}, bad {bad}\n"))?;
-    if bad > 0 {
-        return Err(CliError {
-            message: format!("{bad} slices failed verification"),
-            code: 1,
-        });
+    print_out(&format!("slices {checked}, bad {bad}, missing {missing}\n"))?;
+    let failure = if checked == 0 {
+        Some(format!("no tables to verify under {}", dir.display()))
+    } else if bad > 0 {
+        Some(format!("{bad} slices failed verification"))
+    } else if missing > 0 {
+        Some(format!(
+            "{missing} slices missing for the piece counts present"
+        ))
+    } else {
+        None
+    };
+    match failure {
+        Some(message) => Err(CliError { message, code: 1 }),
+        None => Ok(()),
     }
-    Ok(())
 }
 
-fn check<R: Rules>(tb: &damka::tablebase::Tablebase, m: damka::tablebase::Material) -> String {
+/// The slices of `variant` with as many pieces as some slice present that lack a file,
+/// in key order.
+fn missing_slices(tb: &Tablebase, variant: Variant, present: &[Material]) -> Vec<Material> {
+    let counts: BTreeSet<u32> = present.iter().map(|m| m.pieces()).collect();
+    let Some(&most) = counts.last() else {
+        return Vec::new();
+    };
+    let max_side = with_rules!(variant, R => R::MEN);
+    let mut out: Vec<Material> = Material::all_up_to(most, max_side)
+        .into_iter()
+        .filter(|m| counts.contains(&m.pieces()))
+        .filter(|&m| {
+            [FileKind::Wdl, FileKind::Dtw]
+                .iter()
+                .any(|&k| !Tablebase::path_in(tb.dir(), variant, m, k).is_file())
+        })
+        .filter(|m| !present.contains(m))
+        .collect();
+    out.sort_by_key(|m| (m.pieces(), *m));
+    out
+}
+
+fn check<R: Rules>(tb: &Tablebase, m: Material) -> String {
     match verify_slice::<R>(tb, m) {
         Ok(SliceCheck::Ok) => "ok".to_string(),
         Ok(SliceCheck::Bad {
@@ -56,6 +92,15 @@ fn check<R: Rules>(tb: &damka::tablebase::Tablebase, m: damka::tablebase::Materi
         }) => {
             format!("bad index {index}: stored {stored}, moves give {expected}")
         }
+        Ok(SliceCheck::Counts {
+            kind,
+            header,
+            counted,
+        }) => format!(
+            "bad counts in the {} header: wins, draws, losses, unused {header:?}, counted \
+             {counted:?}",
+            kind.extension()
+        ),
         Err(e) => format!("error: {e}"),
     }
 }

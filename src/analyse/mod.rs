@@ -24,7 +24,7 @@ use crate::notation::{move_text, parse_fen, parse_move, write_fen};
 use crate::pdn::{Game, Line, MoveNode, MoveNumber, Node, Tag, setup_fen};
 use crate::rules::{Color, LegalMove, Position, Rules, Square, legal_moves};
 use crate::search::{Engine, Limits, Score, line_text};
-use crate::tablebase::{Outcome, ProbeError, RatedMove, TableError, Tablebase, Wdl};
+use crate::tablebase::{Outcome, ProbeError, RatedMove, Tablebase, Wdl};
 
 /// How far along a best line the annotation goes, in plies.
 pub const LINE_PLIES: usize = 20;
@@ -212,28 +212,22 @@ impl Analysis {
 pub enum AnalyseError {
     /// The start position or a move did not replay (the game was not normalized cleanly).
     Replay(String),
-    /// A table was there but could not be used.
-    Probe(ProbeError),
 }
 
 impl std::fmt::Display for AnalyseError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             AnalyseError::Replay(why) => write!(f, "cannot replay: {why}"),
-            AnalyseError::Probe(e) => write!(f, "table error: {e}"),
         }
     }
 }
 
 impl std::error::Error for AnalyseError {}
 
-/// The outcome of `pos`, or `None` when the tables do not hold it.
-fn lookup<R: Rules>(tb: &Tablebase, pos: &Position<R>) -> Result<Option<Outcome>, AnalyseError> {
-    match tb.probe_dtw(pos) {
-        Ok(o) => Ok(Some(o)),
-        Err(ProbeError::Table(TableError::Missing(_)) | ProbeError::NotCovered(_)) => Ok(None),
-        Err(e) => Err(AnalyseError::Probe(e)),
-    }
+/// The outcome of `pos`, or `None` when the tables do not hold it or a table it needs is
+/// damaged (the [`Tablebase`] keeps that to be said, see [`Tablebase::take_damage`]).
+fn lookup<R: Rules>(tb: &Tablebase, pos: &Position<R>) -> Option<Outcome> {
+    tb.probe_dtw(pos).ok()
 }
 
 /// The notation of each rated move.
@@ -446,15 +440,18 @@ impl Walk<'_> {
             .map_err(|e| AnalyseError::Replay(format!("move {number} {text}: {e}")))?;
         let verdict = match place.known {
             Some(v) => v,
-            None => lookup(self.tb, p)?,
+            None => lookup(self.tb, p),
         };
+        // A position whose moves cannot all be rated (a table they need is damaged) is
+        // analysed as one outside the tables.
+        let rated = verdict.and_then(|_| self.tb.rated_moves(p).ok());
+        let verdict = verdict.filter(|_| rated.is_some());
         let index = self.analysis.before.len();
         self.analysis.before.push(verdict);
-        if let Some(before) = verdict {
+        if let (Some(before), Some(rated)) = (verdict, rated) {
             if depth == 0 && self.analysis.first.is_none() {
                 self.analysis.first = Some((write_fen(p), p.side_to_move(), before));
             }
-            let rated = self.tb.rated_moves(p).map_err(AnalyseError::Probe)?;
             let texts = rated_texts::<R>(&rated);
             let at = rated
                 .iter()
@@ -469,7 +466,7 @@ impl Walk<'_> {
                 .map(|(_, t)| t.clone())
                 .collect();
             let line = if class.is_mistake() {
-                best_line(self.tb, p, LINE_PLIES).map_err(AnalyseError::Probe)?
+                best_line(self.tb, p, LINE_PLIES).unwrap_or_default()
             } else {
                 Vec::new()
             };
@@ -519,7 +516,7 @@ impl Walk<'_> {
             }
         }
         let next = p.play(&found.mv);
-        let verdict = lookup(self.tb, &next)?;
+        let verdict = lookup(self.tb, &next);
         self.analysis.after.push(verdict);
         Ok(Place {
             pos: Some(next),
@@ -585,7 +582,7 @@ fn walk_game<R: Rules>(
             ..Analysis::default()
         },
     };
-    walk.analysis.start = lookup(tb, &first)?;
+    walk.analysis.start = lookup(tb, &first);
     let place = Place {
         pos: Some(first),
         known: Some(walk.analysis.start),

@@ -151,19 +151,33 @@ pub fn parse_move<'a>(
     legal: &'a [LegalMove],
     text: &str,
 ) -> Result<&'a LegalMove, MoveTextError> {
-    let squares = parse_move_squares(variant, text)?;
-    let found: Vec<&LegalMove> = legal.iter().filter(|m| matches(&squares, m)).collect();
+    let found = matching_moves(variant, legal, text)?;
     match found.as_slice() {
         [one] => Ok(one),
-        [] => Err(MoveTextError::Illegal {
-            text: text.to_string(),
-            legal: sorted_texts(variant, legal.iter()),
-        }),
         many => Err(MoveTextError::Ambiguous {
             text: text.to_string(),
             candidates: sorted_texts(variant, many.iter().copied()),
         }),
     }
+}
+
+/// Every legal move a text names (one or more, in notation order); an error when it is not
+/// a move or names none.
+pub fn matching_moves<'a>(
+    variant: Variant,
+    legal: &'a [LegalMove],
+    text: &str,
+) -> Result<Vec<&'a LegalMove>, MoveTextError> {
+    let squares = parse_move_squares(variant, text)?;
+    let mut found: Vec<&LegalMove> = legal.iter().filter(|m| matches(&squares, m)).collect();
+    if found.is_empty() {
+        return Err(MoveTextError::Illegal {
+            text: text.to_string(),
+            legal: sorted_texts(variant, legal.iter()),
+        });
+    }
+    sort_moves(variant, &mut found);
+    Ok(found)
 }
 
 fn sorted_texts<'a>(variant: Variant, moves: impl Iterator<Item = &'a LegalMove>) -> Vec<String> {

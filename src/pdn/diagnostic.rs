@@ -240,6 +240,21 @@ pub enum WarningKind {
         /// The move as read.
         text: String,
     },
+    /// A move text that names several legal moves (a capture written by its ends when two
+    /// paths lead there): the reading the following moves fit was taken, or, when they fit
+    /// every reading as well, the first.
+    AmbiguousMove {
+        /// Its number.
+        number: MoveNumber,
+        /// The move as read.
+        text: String,
+        /// Every reading, written in full.
+        readings: Vec<String>,
+        /// The reading taken.
+        chosen: String,
+        /// Whether the following moves decided it.
+        decided: bool,
+    },
     /// A terminator that is not a PDN result (`4-6`), kept as read.
     NonStandardResult {
         /// The terminator.
@@ -340,6 +355,30 @@ impl fmt::Display for WarningKind {
             WarningKind::CaptureMarkOnQuietMove { text } => {
                 write!(f, "quiet move '{text}' written with a capture separator")
             }
+            WarningKind::AmbiguousMove {
+                number,
+                text,
+                readings,
+                chosen,
+                decided: true,
+            } => write!(
+                f,
+                "move {number} '{text}' could be {}: read as {chosen}, the only one the moves \
+                 after it fit",
+                readings.join(" or ")
+            ),
+            WarningKind::AmbiguousMove {
+                number,
+                text,
+                readings,
+                chosen,
+                decided: false,
+            } => write!(
+                f,
+                "move {number} '{text}' could be {} and nothing after it tells them apart: \
+                 read as {chosen}",
+                readings.join(" or ")
+            ),
             WarningKind::NonStandardResult { text } => {
                 write!(f, "'{text}' is not a PDN result; kept as read")
             }

@@ -14,8 +14,12 @@ use super::diagnostic::{
 use super::game::{Game, Line, MoveNumber, Node, fen_side, setup_fen};
 use super::gametype::{Ruleset, RulesetSource, game_type_name, guess_variant, parse_game_type};
 use super::reader::ReadGame;
-use crate::notation::{FenError, move_text, parse_fen, parse_move, parse_square, write_fen};
-use crate::rules::{Color, Position, Rules, Variant, legal_moves};
+use crate::notation::movetext::matching_moves;
+use crate::notation::{
+    FenError, MoveTextError, full_path_text, move_text, parse_fen, parse_move, parse_square,
+    write_fen,
+};
+use crate::rules::{Color, LegalMove, Position, Rules, Variant, legal_moves};
 use crate::with_rules;
 
 /// The outcome of replaying one game.
@@ -291,6 +295,68 @@ fn crown(variant: Variant, fen: &str, color: Color, square: &str) -> Option<Stri
     changed.then(|| fields.join(":"))
 }
 
+/// How many moves of a line ([`Node`]s after a move) replay from `pos`, up to [`LOOK_AHEAD`]:
+/// what tells the readings of an ambiguous move apart.
+const LOOK_AHEAD: usize = 40;
+
+/// The readings of an ambiguous move written in full, and whether the moves after it
+/// decided between them.
+type Readings = (Vec<String>, bool);
+
+/// The legal move a move text names. A text naming several (a capture written by its ends
+/// when two paths lead there) is read as the one that the moves after it (`rest`, the nodes
+/// that follow it in its line) replay furthest from, the first in notation order when they
+/// replay as far from several; the readings are then given, and whether the following moves
+/// decided.
+fn read_move<'a, R: Rules>(
+    pos: &Position<R>,
+    legal: &'a [LegalMove],
+    text: &str,
+    rest: &[Node],
+) -> Result<(&'a LegalMove, Option<Readings>), MoveTextError> {
+    let found = matching_moves(R::VARIANT, legal, text)?;
+    if let [one] = found.as_slice() {
+        return Ok((one, None));
+    }
+    let reach: Vec<usize> = found
+        .iter()
+        .map(|m| replays_after(pos.play(&m.mv), rest))
+        .collect();
+    let best = reach.iter().copied().max().unwrap_or(0);
+    let at = reach.iter().position(|&r| r == best).unwrap_or(0);
+    let decided = reach.iter().filter(|&&r| r == best).count() == 1;
+    let readings = found
+        .iter()
+        .map(|m| full_path_text(R::VARIANT, m))
+        .collect();
+    Ok((found[at], Some((readings, decided))))
+}
+
+/// How many of the moves in `rest` replay one after the other from `pos` (comments and
+/// variations passed over; an unknown move or a setup command ends the count), at most
+/// [`LOOK_AHEAD`].
+fn replays_after<R: Rules>(mut pos: Position<R>, rest: &[Node]) -> usize {
+    let mut n = 0;
+    for node in rest {
+        match node {
+            Node::Move(m) => {
+                let legal = legal_moves(&pos);
+                match matching_moves(R::VARIANT, &legal, &m.text) {
+                    Ok(found) => pos = pos.play(&found[0].mv),
+                    Err(_) => break,
+                }
+                n += 1;
+                if n == LOOK_AHEAD {
+                    break;
+                }
+            }
+            Node::Comment(_) | Node::Variation(_) => {}
+            Node::UnknownMove | Node::Setup(_) => break,
+        }
+    }
+    n
+}
+
 /// The state of one game's replay.
 struct Walk {
     collect: bool,
@@ -334,7 +400,7 @@ impl Walk {
         // The position before the last move of this line, and that move's number.
         let mut before: Option<(Position<R>, MoveNumber)> = None;
         let mut number = first;
-        for node in &line.nodes {
+        for (k, node) in line.nodes.iter().enumerate() {
             match node {
                 Node::Move(m) => {
                     to_move = to_move.map(Color::opponent);
@@ -345,8 +411,18 @@ impl Walk {
                         }
                         Some(p) => {
                             let legal = legal_moves(&p);
-                            match parse_move(variant, &legal, &m.text) {
-                                Ok(found) => {
+                            let read = read_move(&p, &legal, &m.text, &line.nodes[k + 1..]);
+                            match read {
+                                Ok((found, ambiguity)) => {
+                                    if let Some((readings, decided)) = ambiguity {
+                                        self.warnings.push(WarningKind::AmbiguousMove {
+                                            number,
+                                            text: m.text.clone(),
+                                            readings,
+                                            chosen: full_path_text(variant, found),
+                                            decided,
+                                        });
+                                    }
                                     if !found.mv.is_capture() && m.text.contains(['x', ':']) {
                                         self.warnings.push(WarningKind::CaptureMarkOnQuietMove {
                                             text: m.text.clone(),
@@ -466,6 +542,75 @@ mod tests {
             Some(Ruleset::Supported(Variant::English)),
         );
         assert!(r[0].errors.is_empty());
+    }
+
+    /// The corpus's "Paisley Pickle Barrel" position: Black's 10x26 takes 14 and 22 by
+    /// 10x17x26, or 15 and 23 by 10x19x26.
+    const TWO_PATHS: &str = "B:W14,15,18,21,22,23,30:B6,7,8,10,12,13";
+
+    fn ambiguity(replay: &Replay) -> Option<(String, bool)> {
+        replay.warnings.iter().find_map(|w| match &w.kind {
+            WarningKind::AmbiguousMove {
+                readings,
+                chosen,
+                decided,
+                ..
+            } => {
+                assert_eq!(readings, &["10x17x26", "10x19x26"]);
+                Some((chosen.clone(), *decided))
+            }
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn an_ambiguous_move_is_read_as_the_moves_after_it_fit() {
+        use crate::rules::English;
+        let pos = parse_fen::<English>(TWO_PATHS).unwrap();
+        let legal = legal_moves(&pos);
+        let readings = matching_moves(Variant::English, &legal, "10x26").unwrap();
+        assert_eq!(readings.len(), 2);
+        for (i, reading) in readings.iter().enumerate() {
+            // A reply legal after this reading and not after the other.
+            let after = pos.play(&reading.mv);
+            let other = legal_moves(&pos.play(&readings[1 - i].mv));
+            let replies = legal_moves(&after);
+            let reply = (0..replies.len())
+                .map(|j| move_text(Variant::English, &replies, j))
+                .find(|text| parse_move(Variant::English, &other, text).is_err())
+                .expect("a reply that tells the readings apart");
+            let r = replay_text(
+                &format!("[GameType \"21\"] [FEN \"{TWO_PATHS}\"] 1... 10x26 2. {reply} *"),
+                None,
+            );
+            assert!(r[0].errors.is_empty(), "{:?}", r[0].errors);
+            assert_eq!(r[0].moves, 2);
+            let chosen = full_path_text(Variant::English, reading);
+            assert_eq!(ambiguity(&r[0]), Some((chosen, true)), "after {reply}");
+        }
+    }
+
+    #[test]
+    fn an_ambiguous_last_move_is_a_warning_naming_both_readings() {
+        let r = replay_text(
+            &format!("[GameType \"21\"] [FEN \"{TWO_PATHS}\"] 1... 10x26 1-0"),
+            None,
+        );
+        assert!(r[0].errors.is_empty(), "{:?}", r[0].errors);
+        assert_eq!(r[0].moves, 1);
+        assert_eq!(ambiguity(&r[0]), Some(("10x17x26".to_string(), false)));
+        let text = r[0]
+            .warnings
+            .iter()
+            .find(|w| matches!(w.kind, WarningKind::AmbiguousMove { .. }))
+            .expect("the warning")
+            .kind
+            .to_string();
+        assert!(
+            text.contains("'10x26' could be 10x17x26 or 10x19x26")
+                && text.contains("read as 10x17x26"),
+            "{text}"
+        );
     }
 
     #[test]

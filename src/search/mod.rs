@@ -19,6 +19,7 @@ use crate::tablebase::{FileKind, Material, MoverFrame, Tablebase, Wdl};
 use draw::Counters;
 use eval::Eval;
 use tt::Bound;
+pub use tt::HashError;
 
 /// The deepest the search goes, in plies from the root (iterations stop here too).
 pub const MAX_PLY: usize = 128;
@@ -151,15 +152,29 @@ const _: () = {
 
 impl Engine {
     /// An engine with a transposition table of about `hash_mb` MiB.
+    ///
+    /// # Panics
+    /// When the table's memory cannot be had; [`Engine::try_new`] says so instead.
     pub fn new(hash_mb: usize) -> Engine {
-        Engine {
-            tt: tt::Table::new(hash_mb),
+        Engine::try_new(hash_mb).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// An engine with a transposition table of about `hash_mb` MiB, or an error naming the
+    /// size when its memory cannot be had.
+    pub fn try_new(hash_mb: usize) -> Result<Engine, HashError> {
+        Ok(Engine {
+            tt: tt::Table::try_new(hash_mb)?,
             history: Box::new([[[0; 64]; 64]; 2]),
             tables: None,
             coverage: HashMap::new(),
             table_root: true,
             conditional_probes: true,
-        }
+        })
+    }
+
+    /// The tables the engine probes, if any.
+    pub fn tables(&self) -> Option<&Arc<Tablebase>> {
+        self.tables.as_ref()
     }
 
     /// Whether a root position held by the tables is answered from them without a search
@@ -384,11 +399,18 @@ fn deadlines(limits: &Limits, start: Instant) -> (Option<Instant>, Option<Instan
         let overhead = Duration::from_millis(30);
         let usable = c.time_left.saturating_sub(overhead);
         let moves = c.moves_left.unwrap_or(30).clamp(1, 60);
-        let share = usable / moves + c.increment.mul_f64(0.75);
-        let h = (share * 3).min(usable / 2).max(Duration::from_millis(1));
+        let share = (usable / moves).saturating_add(c.increment.mul_f64(0.75));
+        let h = share
+            .saturating_mul(3)
+            .min(usable / 2)
+            .max(Duration::from_millis(1));
         tighten((share / 2).min(h), h);
     }
-    (soft.map(|d| start + d), hard.map(|d| start + d))
+    // A deadline past what the clock can hold is no deadline.
+    (
+        soft.and_then(|d| start.checked_add(d)),
+        hard.and_then(|d| start.checked_add(d)),
+    )
 }
 
 /// One search: the state shared by every node.
@@ -940,5 +962,21 @@ mod tests {
         let (_, hard) = deadlines(&limits, start);
         assert!(hard.unwrap() - start <= Duration::from_secs(2));
         assert_eq!(deadlines(&Limits::default(), start), (None, None));
+        // Limits past what an `Instant` holds give no deadline, never a panic.
+        let endless = Limits {
+            move_time: Some(Duration::MAX),
+            ..Limits::default()
+        };
+        assert_eq!(deadlines(&endless, start), (None, None));
+        let clock = Limits {
+            clock: Some(Clock {
+                time_left: Duration::MAX,
+                increment: Duration::MAX,
+                moves_left: Some(u32::MAX),
+            }),
+            ..endless
+        };
+        let (soft, hard) = deadlines(&clock, start);
+        assert!(soft.is_some_and(|s| s > start) && hard.is_none_or(|h| Some(h) >= soft));
     }
 }

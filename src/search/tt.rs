@@ -32,6 +32,27 @@ pub struct Entry {
 
 const BUCKET: usize = 2;
 
+/// A transposition table too large for the memory there is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HashError {
+    /// The size asked for, in MiB.
+    pub mb: usize,
+    /// The bytes that could not be allocated.
+    pub bytes: usize,
+}
+
+impl std::fmt::Display for HashError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot allocate a {} MiB hash table ({} bytes): not enough memory",
+            self.mb, self.bytes
+        )
+    }
+}
+
+impl std::error::Error for HashError {}
+
 /// The table.
 pub struct Table {
     slots: Vec<Option<Entry>>,
@@ -41,16 +62,30 @@ pub struct Table {
 
 impl Table {
     /// A table of about `mb` MiB (at least one bucket; the bucket count is a power of two).
+    ///
+    /// # Panics
+    /// When the memory cannot be had; [`Table::try_new`] says so instead.
     pub fn new(mb: usize) -> Table {
-        let bytes = mb.max(1) << 20;
+        Table::try_new(mb).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A table of about `mb` MiB, or an error naming the size when the memory cannot be had.
+    pub fn try_new(mb: usize) -> Result<Table, HashError> {
         let per_bucket = BUCKET * std::mem::size_of::<Option<Entry>>();
+        let fail = |bytes| HashError { mb, bytes };
+        let bytes = mb.max(1).checked_mul(1 << 20).ok_or(fail(usize::MAX))?;
         let buckets = (bytes / per_bucket).max(1);
         let buckets = 1usize << (usize::BITS - 1 - buckets.leading_zeros());
-        Table {
-            slots: vec![None; buckets * BUCKET],
+        let mut slots = Vec::new();
+        slots
+            .try_reserve_exact(buckets * BUCKET)
+            .map_err(|_| fail(buckets * per_bucket))?;
+        slots.resize(buckets * BUCKET, None);
+        Ok(Table {
+            slots,
             mask: buckets - 1,
             age: 0,
-        }
+        })
     }
 
     /// Forgets every entry.

@@ -7,8 +7,9 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use super::index::SliceIndex;
 use super::material::Material;
-use crate::Variant;
+use crate::{Variant, with_rules};
 
 /// First eight bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"DAMKATB\x1a";
@@ -20,6 +21,9 @@ pub const INDEX_SCHEME: u8 = 1;
 pub const HEADER_SIZE: usize = 128;
 /// Offset of the header's own checksum.
 const HEADER_CRC_AT: usize = 124;
+/// The largest decompressed block a reader accepts (16 MiB): a header asking for more is
+/// refused before anything is allocated.
+pub const MAX_BLOCK_BYTES: usize = 1 << 24;
 
 /// What a table file holds.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -97,10 +101,13 @@ pub enum TableError {
     HeaderChecksum(PathBuf),
     /// The header describes another table than the one asked for.
     Mismatch(PathBuf, String),
-    /// The file is shorter than its header says.
+    /// The file is shorter than its header says, or became shorter while open.
     Truncated(PathBuf),
     /// A block's checksum does not match, or it does not decompress.
     Block(PathBuf, u32),
+    /// A block passes its checksum but its content does not fit the header: the wrong
+    /// decoded length, or a value the file cannot hold.
+    BadBlock(PathBuf, u32, String),
 }
 
 impl fmt::Display for TableError {
@@ -123,8 +130,13 @@ impl fmt::Display for TableError {
             }
             TableError::Mismatch(p, what) => write!(f, "{}: {what}", p.display()),
             TableError::Truncated(p) => write!(f, "{}: file truncated", p.display()),
-            TableError::Block(p, b) => {
-                write!(f, "{}: block {b} damaged (checksum mismatch)", p.display())
+            TableError::Block(p, b) => write!(
+                f,
+                "{}: block {b} damaged (checksum mismatch or not a zstd frame of its size)",
+                p.display()
+            ),
+            TableError::BadBlock(p, b, what) => {
+                write!(f, "{}: block {b} damaged: {what}", p.display())
             }
         }
     }
@@ -162,7 +174,8 @@ impl Header {
         b
     }
 
-    /// Reads and checks a header (magic, version, checksum, known values).
+    /// Reads a header and checks what it says of itself: magic, version, checksum, known
+    /// kind, variant and index scheme. [`Header::check`] checks the rest.
     pub fn from_bytes(path: &Path, b: &[u8]) -> Result<Header, TableError> {
         if b.len() < HEADER_SIZE {
             return Err(if b.len() >= 8 && b[..8] == MAGIC {
@@ -209,17 +222,120 @@ impl Header {
             losses: u64_at(56),
             unused: u64_at(64),
         };
-        let bits_ok = match kind {
-            FileKind::Wdl => header.value_bits == 2,
-            FileKind::Dtw => header.value_bits == 8 || header.value_bits == 16,
-        };
-        let blocks_ok = header.block_positions > 0
-            && header.block_positions.is_multiple_of(8)
-            && header.positions.div_ceil(header.block_positions as u64) == header.blocks as u64;
-        if !bits_ok || !blocks_ok {
-            return Err(bad("inconsistent header"));
-        }
         Ok(header)
+    }
+
+    /// Checks every field against what the file is expected to be (its kind, variant and
+    /// slice, from its name) and what its length allows: the position count against the
+    /// slice's index size, the value bits against the kind and the longest distance, the
+    /// block size, the block count against the positions, the counts adding up to the
+    /// positions, and the block table fitting in the file. Each mismatch names its field.
+    pub fn check(
+        &self,
+        path: &Path,
+        kind: FileKind,
+        variant: Variant,
+        material: Material,
+        file_len: u64,
+    ) -> Result<(), TableError> {
+        let bad = |field: &str, what: String| {
+            TableError::Mismatch(path.to_path_buf(), format!("header field {field}: {what}"))
+        };
+        if self.kind != kind {
+            return Err(bad(
+                "kind (byte 10)",
+                format!("holds {:?} values, expected {kind:?}", self.kind),
+            ));
+        }
+        if self.variant != variant {
+            return Err(bad(
+                "variant (byte 11)",
+                format!("a {} table, expected {variant}", self.variant),
+            ));
+        }
+        if self.material != material {
+            return Err(bad(
+                "material (bytes 12-15)",
+                format!("slice {}, expected {material}", self.material),
+            ));
+        }
+        let size = with_rules!(variant, R => SliceIndex::<R>::new(material).size());
+        if self.positions != size {
+            return Err(bad(
+                "positions (bytes 24-31)",
+                format!(
+                    "{}, but slice {material} has {size} indices",
+                    self.positions
+                ),
+            ));
+        }
+        let bits_ok = match kind {
+            FileKind::Wdl => self.value_bits == 2,
+            FileKind::Dtw if self.max_dtw <= u8::MAX as u16 => self.value_bits == 8,
+            FileKind::Dtw => self.value_bits == 16,
+        };
+        if !bits_ok {
+            return Err(bad(
+                "value bits (byte 17)",
+                format!(
+                    "{} for a {kind:?} file whose longest distance is {} (expected {})",
+                    self.value_bits,
+                    self.max_dtw,
+                    match kind {
+                        FileKind::Wdl => 2,
+                        FileKind::Dtw if self.max_dtw <= u8::MAX as u16 => 8,
+                        FileKind::Dtw => 16,
+                    }
+                ),
+            ));
+        }
+        let bp = self.block_positions;
+        if bp == 0 || !bp.is_multiple_of(8) || self.block_bytes() > MAX_BLOCK_BYTES {
+            return Err(bad(
+                "positions per block (bytes 20-23)",
+                format!(
+                    "{bp}: not a multiple of 8 from 8 to {} bytes a block",
+                    MAX_BLOCK_BYTES
+                ),
+            ));
+        }
+        let blocks = self.positions.div_ceil(bp as u64);
+        if self.blocks as u64 != blocks {
+            return Err(bad(
+                "blocks (bytes 32-35)",
+                format!(
+                    "{}, but {} positions in blocks of {bp} make {blocks}",
+                    self.blocks, self.positions
+                ),
+            ));
+        }
+        let counted = [self.wins, self.draws, self.losses, self.unused]
+            .into_iter()
+            .try_fold(0u64, u64::checked_add);
+        if counted != Some(self.positions) {
+            return Err(bad(
+                "counts (bytes 40-71)",
+                format!(
+                    "wins {}, draws {}, losses {} and unused {} do not add up to the {} positions",
+                    self.wins, self.draws, self.losses, self.unused, self.positions
+                ),
+            ));
+        }
+        if (HEADER_SIZE + self.table_size()) as u64 > file_len {
+            return Err(TableError::Truncated(path.to_path_buf()));
+        }
+        Ok(())
+    }
+
+    /// Positions held by block `b` (the last one may hold fewer).
+    pub fn positions_in_block(&self, b: u32) -> u64 {
+        let bp = self.block_positions as u64;
+        bp.min(self.positions.saturating_sub(b as u64 * bp))
+    }
+
+    /// Decompressed bytes of block `b`: its positions' values, rounded up to a byte.
+    pub fn block_len(&self, b: u32) -> usize {
+        (self.positions_in_block(b) as usize * self.value_bits as usize).div_ceil(8)
     }
 
     /// Raw (decompressed) bytes of a full block.

@@ -87,15 +87,6 @@ impl Member {
     pub fn key(self) -> u64 {
         self.id << 1 | self.slice as u64
     }
-
-    /// The member of a key made by [`Member::key`].
-    #[inline(always)]
-    pub fn from_key(key: u64) -> Member {
-        Member {
-            slice: (key & 1) as u8,
-            id: key >> 1,
-        }
-    }
 }
 
 /// Every placement of a job's slices, by level.

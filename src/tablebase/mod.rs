@@ -1,5 +1,6 @@
 //! Endgame tables: every position of a material slice with its perfect-play result and
-//! distance, built by retrograde analysis, stored compressed, probed from memory-mapped files.
+//! distance, built by retrograde analysis, stored compressed, probed from the files with
+//! positioned reads (or a memory map, see [`Access`]).
 //!
 //! The file format is described in `docs/FORMAT.md`.
 
@@ -19,4 +20,5 @@ pub use index::{MoverFrame, SliceIndex};
 pub use material::{Material, SliceJob, plan};
 pub use outcome::{Outcome, Wdl};
 pub use probe::{ProbeError, RatedMove, Tablebase};
+pub use table::Access;
 pub use verify::{SliceCheck, verify_slice};

@@ -3,13 +3,13 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use super::format::{FileKind, TableError, wdl_code};
 use super::index::{MoverFrame, SliceIndex};
 use super::material::Material;
 use super::outcome::{Outcome, Wdl};
-use super::table::{BlockCache, KeyMap, TableFile};
+use super::table::{Access, BlockCache, KeyMap, TableFile};
 use crate::Variant;
 use crate::notation::movetext::sort_moves;
 use crate::rules::{LegalMove, MoveList, Position, Rules, captures, legal_moves};
@@ -83,6 +83,15 @@ pub struct Tablebase {
     cache: BlockCache,
     tables: RwLock<KeyMap<Arc<TableFile>>>,
     next_id: AtomicU32,
+    access: Access,
+    damage: Mutex<Damage>,
+}
+
+/// The table files found damaged, each said once.
+#[derive(Default)]
+struct Damage {
+    seen: std::collections::HashSet<PathBuf>,
+    unsaid: Vec<String>,
 }
 
 impl Tablebase {
@@ -93,6 +102,16 @@ impl Tablebase {
 
     /// The tables under `dir`, caching at most about `cache_bytes` of decoded blocks.
     pub fn with_cache(dir: impl AsRef<Path>, cache_bytes: usize) -> Result<Tablebase, ProbeError> {
+        Tablebase::with_access(dir, cache_bytes, Access::Read)
+    }
+
+    /// The tables under `dir`, caching at most about `cache_bytes` of decoded blocks, their
+    /// blocks read as `access` says ([`Access::Map`] has a caveat: read it).
+    pub fn with_access(
+        dir: impl AsRef<Path>,
+        cache_bytes: usize,
+        access: Access,
+    ) -> Result<Tablebase, ProbeError> {
         let dir = dir.as_ref().to_path_buf();
         if !dir.is_dir() {
             return Err(TableError::Missing(dir).into());
@@ -102,6 +121,8 @@ impl Tablebase {
             cache: BlockCache::new(cache_bytes),
             tables: RwLock::new(KeyMap::default()),
             next_id: AtomicU32::new(0),
+            access,
+            damage: Mutex::new(Damage::default()),
         })
     }
 
@@ -138,9 +159,40 @@ impl Tablebase {
         }
         let path = Tablebase::path_in(&self.dir, variant, material, kind);
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let table = Arc::new(TableFile::open(&path, kind, variant, material, id)?);
+        let table = TableFile::open_with(&path, kind, variant, material, id, self.access)
+            .map_err(|e| self.noted(e))?;
+        let table = Arc::new(table);
         tables.insert(key, table.clone());
         Ok(table)
+    }
+
+    /// Remembers a damaged file (any error but a missing file), to be said once by
+    /// [`Tablebase::take_damage`]; gives the error back.
+    fn noted(&self, e: TableError) -> TableError {
+        let path = match &e {
+            TableError::Missing(_) => return e,
+            TableError::Io(p, _)
+            | TableError::NotATable(p)
+            | TableError::Version(p, _)
+            | TableError::HeaderChecksum(p)
+            | TableError::Mismatch(p, _)
+            | TableError::Truncated(p)
+            | TableError::Block(p, _)
+            | TableError::BadBlock(p, _, _) => p,
+        };
+        let mut damage = self.damage.lock().unwrap_or_else(|e| e.into_inner());
+        if damage.seen.insert(path.clone()) {
+            damage.unsaid.push(e.to_string());
+        }
+        e
+    }
+
+    /// What was found damaged since the last call (an error text per file, each file once
+    /// in the life of the `Tablebase`). Probes that need a damaged file fail; a search or an
+    /// analysis goes on without it and calls this to say so.
+    pub fn take_damage(&self) -> Vec<String> {
+        let mut damage = self.damage.lock().unwrap_or_else(|e| e.into_inner());
+        std::mem::take(&mut damage.unsaid)
     }
 
     /// Win, draw or loss for the side to move. Captures are searched, only the win/draw/loss
@@ -182,9 +234,8 @@ impl Tablebase {
                 dtw,
                 |why| ProbeError::NotCovered(why.into()),
                 |material, kind, i| {
-                    Ok(self
-                        .table(R::VARIANT, material, kind)?
-                        .value(i, &self.cache)?)
+                    let table = self.table(R::VARIANT, material, kind)?;
+                    Ok(table.value(i, &self.cache).map_err(|e| self.noted(e))?)
                 },
             )
         })
