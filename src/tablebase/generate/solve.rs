@@ -241,15 +241,21 @@ fn solve_unit<R: Rules>(
             kings: 0,
         };
         let id = job.index[twin as usize].rank(&turned).unwrap_or(u64::MAX) / k;
-        let b = keys.binary_search(&Member { slice: twin, id }.key()).map_err(|_| {
-            GenerateError::Limit("a unit without the twin of one of its placements".into())
-        })?;
+        let b = keys
+            .binary_search(&Member { slice: twin, id }.key())
+            .map_err(|_| {
+                GenerateError::Limit("a unit without the twin of one of its placements".into())
+            })?;
         twins.push(b);
     }
     free.resize_with(unit.len().max(free.len()), Vec::new);
     for (squares, &(mover, other)) in free.iter_mut().zip(men.iter()) {
         squares.clear();
-        squares.extend(Bitboard(R::Board::VALID & !(mover | other)).squares().map(|s| s.bb().0));
+        squares.extend(
+            Bitboard(R::Board::VALID & !(mover | other))
+                .squares()
+                .map(|s| s.bb().0),
+        );
     }
     let unit = Unit {
         members: unit,
@@ -319,7 +325,9 @@ fn solve_unit<R: Rules>(
                 found &= found - 1;
                 left -= 1;
                 let lost = state[i] & CODE == loss;
-                walk_back(job, &unit, &keys, state, i, lost, ply, above, moves, pending)?;
+                walk_back(
+                    job, &unit, &keys, state, i, lost, ply, above, moves, pending,
+                )?;
             }
             start = end;
         }
