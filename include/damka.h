@@ -141,6 +141,53 @@ typedef enum {
 typedef struct damka_tablebase damka_tablebase;
 
 /*
+ One legal move with its perfect-play result.
+ */
+typedef struct {
+  /*
+   The move in the variant's notation, as `damka probe` writes it (`"23-18"`,
+   `"c3:e5:g3"`): the start and end squares, with the landing squares only where two
+   legal moves need telling apart. Owned by the list.
+   */
+  const char *text;
+  /*
+   The result for the side playing it: 1 win, 0 draw, -1 loss.
+   */
+  int32_t wdl;
+  /*
+   Plies to the end of the game, counted from before the move; -1 for a draw.
+   */
+  int32_t dtw;
+  /*
+   The bit (see `damka_position`) the moving piece leaves.
+   */
+  uint32_t from;
+  /*
+   The bit it ends on.
+   */
+  uint32_t to;
+  /*
+   The pieces it takes (0 for a quiet move).
+   */
+  uint64_t captured;
+} damka_move;
+
+/*
+ The legal moves of a position, best first: the fastest wins, then draws, then the
+ slowest losses; moves of equal result in the notation's order (as `damka probe`).
+ */
+typedef struct {
+  /*
+   Number of moves (0: the side to move has none, and has lost).
+   */
+  size_t len;
+  /*
+   The moves, `moves[0]` the best.
+   */
+  const damka_move *moves;
+} damka_move_list;
+
+/*
  A position as bitboards, in the layout damka uses inside (no conversion on a probe).
 
  `white` and `black` hold each side's pieces, men and kings; `kings` marks which of them
@@ -246,119 +293,9 @@ typedef struct {
   int32_t side;
 } damka_position;
 
-/*
- One legal move with its perfect-play result.
- */
-typedef struct {
-  /*
-   The move in the variant's notation, as `damka probe` writes it (`"23-18"`,
-   `"c3:e5:g3"`): the start and end squares, with the landing squares only where two
-   legal moves need telling apart. Owned by the list.
-   */
-  const char *text;
-  /*
-   The result for the side playing it: 1 win, 0 draw, -1 loss.
-   */
-  int32_t wdl;
-  /*
-   Plies to the end of the game, counted from before the move; -1 for a draw.
-   */
-  int32_t dtw;
-  /*
-   The bit (see `damka_position`) the moving piece leaves.
-   */
-  uint32_t from;
-  /*
-   The bit it ends on.
-   */
-  uint32_t to;
-  /*
-   The pieces it takes (0 for a quiet move).
-   */
-  uint64_t captured;
-} damka_move;
-
-/*
- The legal moves of a position, best first: the fastest wins, then draws, then the
- slowest losses; moves of equal result in the notation's order (as `damka probe`).
- */
-typedef struct {
-  /*
-   Number of moves (0: the side to move has none, and has lost).
-   */
-  size_t len;
-  /*
-   The moves, `moves[0]` the best.
-   */
-  const damka_move *moves;
-} damka_move_list;
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
-
-/*
- Probes a position given as bitboards (see `damka_position`): no text is parsed and,
- once the blocks it needs are in memory, nothing is allocated and no lock is taken.
- `variant` is a `damka_variant`. On `DAMKA_OK`, `*wdl` is 1 (the side to move wins), 0
- (draw) or -1 (it loses). `dtw` may be NULL: then only the win/draw/loss files are
- read. Otherwise `*dtw` is the number of plies to the end of the game with perfect play
- (odd for a win, even for a loss), or -1 for a draw. Captures are played out by a small
- search, as every probe does. Reads and decodes blocks from disk as needed; safe to
- call from any number of threads at once on the same tables.
-
- # Safety
- `tb` is NULL or a live handle from `damka_open`; `pos`, `wdl` and `dtw` are NULL or
- valid for their types.
- */
-int damka_probe_position(const damka_tablebase *tb,
-                         int variant,
-                         const damka_position *pos,
-                         int *wdl,
-                         int *dtw);
-
-/*
- The conditional form of `damka_probe_position` (Kingsrow's "conditional" lookup): the
- same answer when every table file it needs is open and every block it needs is in
- memory, else `DAMKA_NOT_IN_MEMORY` at once, without touching the disk. Cheap enough for
- every node of a search; probe with `damka_probe_position` where a disk read is worth
- it (near the root) and the blocks it loads serve this form afterwards.
-
- # Safety
- As for `damka_probe_position`.
- */
-int damka_probe_position_cached(const damka_tablebase *tb,
-                                int variant,
-                                const damka_position *pos,
-                                int *wdl,
-                                int *dtw);
-
-/*
- Reads a FEN of `variant` (a name: `english`, ...) into bitboards.
-
- # Safety
- `variant` and `fen` are NULL or NUL-terminated strings; `out` is NULL or valid.
- */
-int damka_position_from_fen(const char *variant, const char *fen, damka_position *out);
-
-/*
- The bit of a square of `variant` (a `damka_variant`), the square written as the variant
- writes it (`"32"`, `"c3"`): `*bit` is set so that `1ULL << *bit` is the square in a
- `damka_position`.
-
- # Safety
- `square` is NULL or a NUL-terminated string; `bit` is NULL or valid.
- */
-int damka_square_bit(int variant, const char *square, int *bit);
-
-/*
- The number (`damka_variant`) of the variant named `name` (`english`, `italian`,
- `spanish`, `russian`, `brazilian`, `international`, `turkish`).
-
- # Safety
- `name` is NULL or a NUL-terminated string; `variant` is NULL or valid.
- */
-int damka_variant_from_name(const char *name, int *variant);
 
 /*
  The message of the last call in this thread that did not return `DAMKA_OK` (an empty
@@ -436,6 +373,70 @@ int damka_moves(const damka_tablebase *tb,
  `list` is NULL or a list from `damka_moves` not freed yet.
  */
 void damka_move_list_free(damka_move_list *list);
+
+/*
+ Probes a position given as bitboards (see `damka_position`): no text is parsed and,
+ once the blocks it needs are in memory, no lock is taken and nothing is allocated (but
+ for a position with more than 8 different captures, whose list spills to the heap).
+ `variant` is a `damka_variant`. On `DAMKA_OK`, `*wdl` is 1 (the side to move wins), 0
+ (draw) or -1 (it loses). `dtw` may be NULL: then only the win/draw/loss files are
+ read. Otherwise `*dtw` is the number of plies to the end of the game with perfect play
+ (odd for a win, even for a loss), or -1 for a draw. Captures are played out by a small
+ search, as every probe does. Reads and decodes blocks from disk as needed; safe to
+ call from any number of threads at once on the same tables.
+
+ # Safety
+ `tb` is NULL or a live handle from `damka_open`; `pos`, `wdl` and `dtw` are NULL or
+ valid for their types.
+ */
+int damka_probe_position(const damka_tablebase *tb,
+                         int variant,
+                         const damka_position *pos,
+                         int *wdl,
+                         int *dtw);
+
+/*
+ The conditional form of `damka_probe_position` (Kingsrow's "conditional" lookup): the
+ same answer when every table file it needs is open and every block it needs is in
+ memory, else `DAMKA_NOT_IN_MEMORY` at once, without touching the disk. Cheap enough for
+ every node of a search; probe with `damka_probe_position` where a disk read is worth
+ it (near the root) and the blocks it loads serve this form afterwards.
+
+ # Safety
+ As for `damka_probe_position`.
+ */
+int damka_probe_position_cached(const damka_tablebase *tb,
+                                int variant,
+                                const damka_position *pos,
+                                int *wdl,
+                                int *dtw);
+
+/*
+ Reads a FEN of `variant` (a name: `english`, ...) into bitboards.
+
+ # Safety
+ `variant` and `fen` are NULL or NUL-terminated strings; `out` is NULL or valid.
+ */
+int damka_position_from_fen(const char *variant, const char *fen, damka_position *out);
+
+/*
+ The bit of a square of `variant` (a `damka_variant`), the square written as the variant
+ writes it (`"32"`, `"c3"`): `*bit` is set so that `1ULL << *bit` is the square in a
+ `damka_position`.
+
+ # Safety
+ `square` is NULL or a NUL-terminated string; `bit` is NULL or valid.
+ */
+int damka_square_bit(int variant, const char *square, int *bit);
+
+/*
+ The number (`damka_variant`) of the variant named `name` (`english`, `italian`,
+ `spanish`, `russian`, `brazilian`, `international`, `turkish`).
+
+ # Safety
+ `name` is NULL or a NUL-terminated string; `variant` is NULL or valid.
+ */
+int damka_variant_from_name(const char *name, int *variant);
 
 #ifdef __cplusplus
 }  // extern "C"

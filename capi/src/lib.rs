@@ -13,9 +13,13 @@
 //! a message for `damka_last_error`; a panic is caught and reported, never unwound into C.
 #![warn(missing_docs)]
 
-pub mod position;
+// In this order in the header: codes and errors, the handle and the FEN probes, the
+// engine-facing bitboard probes.
 pub mod status;
+
 pub mod tablebase;
+
+pub mod position;
 
 #[cfg(test)]
 mod header;
