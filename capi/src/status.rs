@@ -77,7 +77,8 @@ impl Failure {
 }
 
 fn set_last_error(message: Cow<'static, CStr>) {
-    LAST_ERROR.with_borrow_mut(|last| *last = message);
+    // A thread that is exiting has nowhere to keep it; its code still says what failed.
+    let _ = LAST_ERROR.try_with(|last| *last.borrow_mut() = message);
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
@@ -145,7 +146,10 @@ pub(crate) fn null(what: &str) -> Failure {
 /// this thread. Calls that succeed leave it as it is.
 #[unsafe(no_mangle)]
 pub extern "C" fn damka_last_error() -> *const c_char {
-    LAST_ERROR.with_borrow(|last| last.as_ptr())
+    // While the thread exits (its thread-locals destroyed) there is no message to give.
+    LAST_ERROR
+        .try_with(|last| last.borrow().as_ptr())
+        .unwrap_or(c"".as_ptr())
 }
 
 #[cfg(test)]

@@ -72,8 +72,11 @@ pub unsafe extern "C" fn damka_open_with_cache(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn damka_close(tb: *mut damka_tablebase) {
     if !tb.is_null() {
-        // Safety: a handle from damka_open (Box::into_raw), closed once.
-        drop(unsafe { Box::from_raw(tb) });
+        guard(|| {
+            // Safety: a handle from damka_open (Box::into_raw), closed once.
+            drop(unsafe { Box::from_raw(tb) });
+            Ok(())
+        });
     }
 }
 
@@ -276,8 +279,11 @@ pub unsafe extern "C" fn damka_moves(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn damka_move_list_free(list: *mut damka_move_list) {
     if !list.is_null() {
-        // Safety: damka_moves hands out a Box<OwnedMoves> cast to its first field
-        // (repr(C), so at offset 0); it is freed once.
-        drop(unsafe { Box::from_raw(list.cast::<OwnedMoves>()) });
+        guard(|| {
+            // Safety: damka_moves hands out a Box<OwnedMoves> cast to its first field
+            // (repr(C), so at offset 0); it is freed once.
+            drop(unsafe { Box::from_raw(list.cast::<OwnedMoves>()) });
+            Ok(())
+        });
     }
 }

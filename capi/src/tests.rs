@@ -96,9 +96,13 @@ struct Handle(*mut damka_tablebase);
 
 impl Handle {
     fn open(dir: &Path) -> Handle {
+        Handle::with_cache(dir, damka::tablebase::probe::DEFAULT_CACHE_BYTES)
+    }
+
+    fn with_cache(dir: &Path, bytes: usize) -> Handle {
         let dir = c(dir.to_str().expect("UTF-8 path"));
         // Safety: a NUL-terminated string.
-        let tb = unsafe { damka_open(dir.as_ptr()) };
+        let tb = unsafe { damka_open_with_cache(dir.as_ptr(), bytes) };
         assert!(!tb.is_null(), "damka_open: {}", last_error());
         Handle(tb)
     }
@@ -317,11 +321,13 @@ fn first_position_is_a_win_in_61() {
     );
 }
 
+/// Four threads probing at once (blocks loaded by several threads at a time) get the
+/// answers one thread gets, with the default cache and with one of 3 pages, where the
+/// threads evict each other's pages all the time.
 #[test]
 fn threads_share_one_handle() {
-    let tb = Handle::open(tables_dir());
     let mut rng = Lcg(99);
-    let positions: Vec<damka_position> = (0..2000)
+    let positions: Vec<damka_position> = (0..3000)
         .map(|_| {
             let p = random_position::<damka::rules::English>(&mut rng, 4);
             damka_position {
@@ -332,7 +338,7 @@ fn threads_share_one_handle() {
             }
         })
         .collect();
-    let probe_all = || {
+    let probe_all = |tb: &Handle| {
         positions
             .iter()
             .map(|p| {
@@ -343,15 +349,21 @@ fn threads_share_one_handle() {
             })
             .collect::<Vec<_>>()
     };
-    let alone = probe_all();
-    let together: Vec<_> = std::thread::scope(|s| {
-        let runs: Vec<_> = (0..4).map(|_| s.spawn(probe_all)).collect();
-        runs.into_iter()
-            .map(|r| r.join().expect("thread"))
-            .collect()
-    });
-    for run in together {
-        assert!(run == alone, "a thread got other answers");
+    let alone = probe_all(&Handle::open(tables_dir()));
+    assert!(alone.iter().filter(|r| r.0 == 0).count() > 2500);
+    for tb in [
+        Handle::open(tables_dir()),
+        Handle::with_cache(tables_dir(), 3 * 16384),
+    ] {
+        let together: Vec<_> = std::thread::scope(|s| {
+            let runs: Vec<_> = (0..4).map(|_| s.spawn(|| probe_all(&tb))).collect();
+            runs.into_iter()
+                .map(|r| r.join().expect("thread"))
+                .collect()
+        });
+        for run in together {
+            assert!(run == alone, "a thread got other answers");
+        }
     }
 }
 

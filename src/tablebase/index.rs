@@ -49,17 +49,13 @@ pub fn binomial(n: u32, k: u32) -> u64 {
 #[inline(always)]
 fn rank_set(set: u64, domain: u64) -> u64 {
     let mut r = 0;
+    let mut k = 1;
     let mut rest = set;
-    // The k-th element (k from 1) adds C(pos, k); a set has at most 64 elements, and pos
-    // counts domain squares below a bit, so at most 63: the mask costs nothing and lets
-    // the compiler drop the bounds checks.
-    for row in &BINOMIAL[1..] {
-        if rest == 0 {
-            break;
-        }
+    while rest != 0 {
         let below = (rest & rest.wrapping_neg()) - 1;
         let pos = (domain & below).count_ones();
-        r += row[(pos & 63) as usize];
+        r += BINOMIAL[k][pos as usize];
+        k += 1;
         rest &= rest - 1;
     }
     r

@@ -379,3 +379,73 @@ impl BlockCache {
         tag.seq.store(seq + 2, Ordering::Release);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tablebase::format::pack;
+
+    fn header(value_bits: u8, block_positions: u32, positions: u64) -> Header {
+        Header {
+            kind: if value_bits == 2 {
+                FileKind::Wdl
+            } else {
+                FileKind::Dtw
+            },
+            variant: Variant::English,
+            material: Material::new(1, 0, 1, 0),
+            value_bits,
+            max_dtw: 0,
+            block_positions,
+            positions,
+            blocks: positions.div_ceil(block_positions as u64) as u32,
+            table_crc: 0,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            unused: 0,
+        }
+    }
+
+    /// Every layout of values in pages (a block of one page, of two, of a page and a half,
+    /// of less than a page, a short last block) reads back what was cached, through a
+    /// cache so small that every block evicts the one before; an evicted block and another
+    /// cache answer nothing, never a wrong value.
+    #[test]
+    fn cached_values_read_back_in_every_page_layout() {
+        for (bits, block_positions) in [(2, 65536), (8, 16384), (16, 16384), (16, 12288), (8, 4000)]
+        {
+            let positions = 3 * block_positions as u64 - 5;
+            let h = header(bits, block_positions, positions);
+            let values: Vec<u16> = (0..positions)
+                .map(|i| (i.wrapping_mul(0x9E37_79B9) >> 7) as u16 & ((1u32 << bits) - 1) as u16)
+                .collect();
+            let slots = PageSlots::new(&h);
+            let cache = BlockCache::new(2 * PAGE_BYTES);
+            let other = BlockCache::new(2 * PAGE_BYTES);
+            for (b, block) in values.chunks(block_positions as usize).enumerate() {
+                let start = b as u64 * block_positions as u64;
+                assert_eq!(
+                    cache.value(&slots, 3, start),
+                    None,
+                    "{bits}/{block_positions}"
+                );
+                cache.insert(&slots, 3, b as u32, &pack(block, bits));
+                for (i, &v) in block.iter().enumerate() {
+                    let index = start + i as u64;
+                    assert_eq!(
+                        cache.value(&slots, 3, index),
+                        Some(v),
+                        "{bits} bits, {index}"
+                    );
+                }
+                assert_eq!(other.value(&slots, 3, start), None);
+                assert_eq!(cache.value(&slots, 4, start), None, "another table's id");
+            }
+            if h.block_bytes() <= PAGE_BYTES {
+                // Two pages: the first block is gone, the last two are there.
+                assert_eq!(cache.value(&slots, 3, 0), None);
+            }
+        }
+    }
+}
