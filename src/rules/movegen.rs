@@ -408,32 +408,83 @@ impl<R: Rules, S: MoveSink> CaptureSearch<'_, R, S> {
     }
 }
 
+/// The pieces of the side to move that may start a capture: men (and short kings) next
+/// to a piece they may take with an empty square beyond it; flying kings whenever some
+/// enemy piece has an empty square beyond it. Exact for men and short kings, a cheap
+/// necessary condition for flying kings (the search decides).
+#[inline(always)]
+fn capture_starts<R: Rules>(pos: &Position<R>) -> (u64, u64) {
+    let side = pos.side_to_move();
+    let them = pos.pieces(side.opponent()).0;
+    let empty = pos.empty().0;
+    let man_prey = if R::MEN_CAPTURE_KINGS {
+        them
+    } else {
+        them & !pos.kings().0
+    };
+    let dirs = man_capture_dirs::<R>(side.index());
+    // One call per direction with the direction a constant, so every shift is immediate.
+    let d0 = jumps_towards::<R, 0>(empty, man_prey, them, dirs);
+    let d1 = jumps_towards::<R, 1>(empty, man_prey, them, dirs);
+    let d2 = jumps_towards::<R, 2>(empty, man_prey, them, dirs);
+    let d3 = jumps_towards::<R, 3>(empty, man_prey, them, dirs);
+    let men = d0.0 | d1.0 | d2.0 | d3.0;
+    let jumpable = d0.1 | d1.1 | d2.1 | d3.1;
+    let next_to_jumpable = d0.2 | d1.2 | d2.2 | d3.2;
+    let own_kings = pos.kings_of(side).0;
+    let kings = match (R::FLYING_KINGS, jumpable) {
+        (true, 0) => 0,
+        (true, _) => own_kings,
+        (false, _) => own_kings & next_to_jumpable,
+    };
+    (men & pos.men_of(side).0, kings)
+}
+
+/// Towards direction `D`: the squares from which a man (if men capture that way) would
+/// jump, the enemy pieces with an empty square beyond them, and the squares next to those.
+#[inline(always)]
+fn jumps_towards<R: Rules, const D: usize>(
+    empty: u64,
+    man_prey: u64,
+    them: u64,
+    man_dirs: u8,
+) -> (u64, u64, u64) {
+    let back = OPPOSITE[D];
+    let beyond_empty = R::Board::step(empty, back);
+    let men = if man_dirs >> D & 1 != 0 {
+        R::Board::step(man_prey & beyond_empty, back)
+    } else {
+        0
+    };
+    let jumpable = them & beyond_empty;
+    (men, jumpable, R::Board::step(jumpable, back))
+}
+
+/// Whether `pos` may have a capture: `false` means it has none. A few bitboard operations,
+/// exact but for flying kings (where `true` may still find no capture), so that callers
+/// that only want the captures can skip generating them.
+#[inline]
+pub fn may_capture<R: Rules>(pos: &Position<R>) -> bool {
+    let (men, kings) = capture_starts(pos);
+    men | kings != 0
+}
+
 /// Generates the captures of `pos` (nothing if there is none).
 #[inline]
 fn generate_captures<R: Rules, S: MoveSink>(pos: &Position<R>, sink: &mut S) {
+    let (capturing_men, capturing_kings) = capture_starts(pos);
+    if capturing_men == 0 && capturing_kings == 0 {
+        return;
+    }
     let side = pos.side_to_move();
     let them = pos.pieces(side.opponent()).0;
     let kings = pos.kings().0;
     let empty = pos.empty().0;
-    let men = pos.men_of(side).0;
-    let own_kings = pos.kings_of(side).0;
     let man_prey = if R::MEN_CAPTURE_KINGS {
         them
     } else {
         them & !kings
     };
-
-    let dirs = man_capture_dirs::<R>(side.index());
-    let mut capturing_men = 0;
-    for (d, &back) in OPPOSITE.iter().enumerate() {
-        if dirs >> d & 1 != 0 {
-            capturing_men |= R::Board::step(man_prey & R::Board::step(empty, back), back);
-        }
-    }
-    capturing_men &= men;
-    if capturing_men == 0 && own_kings == 0 {
-        return;
-    }
 
     let mut search = CaptureSearch::<R, S> {
         sink,
@@ -462,7 +513,7 @@ fn generate_captures<R: Rules, S: MoveSink>(pos: &Position<R>, sink: &mut S) {
         search.path[0] = sq;
         search.man(from, &start(from, man_prey));
     }
-    for sq in Bitboard(own_kings).squares() {
+    for sq in Bitboard(capturing_kings).squares() {
         let from = sq.bb().0;
         search.from = from;
         search.from_is_king = true;

@@ -36,11 +36,13 @@ const fn binomials() -> [[u64; 65]; 65] {
 /// C(n, k), 0 when k > n.
 #[inline(always)]
 pub fn binomial(n: u32, k: u32) -> u64 {
-    if k > n {
-        0
-    } else {
-        BINOMIAL[k as usize][n as usize]
-    }
+    // The table holds 0 where k > n; past it (n or k above 64, no board has that many
+    // squares) the answer is 0 as well.
+    BINOMIAL
+        .get(k as usize)
+        .and_then(|row| row.get(n as usize))
+        .copied()
+        .unwrap_or(0)
 }
 
 /// Colex rank of `set` as a subset of `domain` (positions counted within the domain).
@@ -231,6 +233,7 @@ pub struct SliceIndex<R: Rules> {
 
 impl<R: Rules> SliceIndex<R> {
     /// The index of slice `material`.
+    #[inline]
     pub fn new(material: Material) -> Self {
         let mover_men_squares = R::Board::men_squares(Color::White);
         let other_men_squares = R::Board::men_squares(Color::Black);

@@ -2,17 +2,19 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::format::{FileKind, TableError, wdl_code};
 use super::index::{MoverFrame, SliceIndex};
 use super::material::Material;
 use super::outcome::{Outcome, Wdl};
-use super::table::{Access, BlockCache, KeyMap, TableFile};
+use super::table::{Access, BlockCache, TableFile};
 use crate::Variant;
 use crate::notation::movetext::sort_moves;
-use crate::rules::{LegalMove, MoveList, Position, Rules, captures, legal_moves};
+use crate::rules::{
+    Bitboard, LegalMove, Move, MoveSink, Position, Rules, Square, captures, legal_moves,
+    may_capture,
+};
 
 /// Why a probe has no answer.
 #[derive(Debug)]
@@ -52,18 +54,26 @@ pub struct RatedMove {
 /// Default cache size for probing: 256 MiB of decoded blocks.
 pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
 
-/// The key of a table in the map of open tables.
-fn table_key(variant: Variant, m: Material, kind: FileKind) -> u64 {
-    let bytes = [
-        m.mover_men,
-        m.mover_kings,
-        m.other_men,
-        m.other_kings,
-        kind as u8,
-        variant.game_type(),
-    ];
-    bytes.iter().fold(0, |key, &b| key << 8 | b as u64)
+/// Slice keys are four digits (docs/FORMAT.md): a material with a count of 10 or more has
+/// no file.
+const MATERIALS: usize = 10_000;
+
+/// Where a table sits in its variant's row of [`Tablebase::tables`], if it can exist.
+#[inline(always)]
+fn table_slot(m: Material, kind: FileKind) -> Option<usize> {
+    let (a, b, c, d) = (m.mover_men, m.mover_kings, m.other_men, m.other_kings);
+    if a.max(b).max(c).max(d) >= 10 {
+        return None;
+    }
+    let material = ((a as usize * 10 + b as usize) * 10 + c as usize) * 10 + d as usize;
+    Some(match kind {
+        FileKind::Wdl => material,
+        FileKind::Dtw => MATERIALS + material,
+    })
 }
+
+/// The opened tables of one variant, by [`table_slot`].
+type TableRow = Box<[OnceLock<Arc<TableFile>>]>;
 
 /// The tables in a directory (`DIR/VARIANT/KEY.wdl` and `.dtw`), opened on first use.
 ///
@@ -81,8 +91,10 @@ fn table_key(variant: Variant, m: Material, kind: FileKind) -> u64 {
 pub struct Tablebase {
     dir: PathBuf,
     cache: BlockCache,
-    tables: RwLock<KeyMap<Arc<TableFile>>>,
-    next_id: AtomicU32,
+    /// Per variant, the tables opened so far: found without a lock, never closed.
+    tables: [OnceLock<TableRow>; Variant::ALL.len()],
+    /// Held while a file is opened; counts the files opened (the next one's cache id).
+    opening: Mutex<u32>,
     access: Access,
     damage: Mutex<Damage>,
 }
@@ -119,8 +131,8 @@ impl Tablebase {
         Ok(Tablebase {
             dir,
             cache: BlockCache::new(cache_bytes),
-            tables: RwLock::new(KeyMap::default()),
-            next_id: AtomicU32::new(0),
+            tables: [const { OnceLock::new() }; Variant::ALL.len()],
+            opening: Mutex::new(0),
             access,
             damage: Mutex::new(Damage::default()),
         })
@@ -137,6 +149,31 @@ impl Tablebase {
             .join(format!("{material}.{}", kind.extension()))
     }
 
+    /// The place of a table among the opened ones, if it can exist.
+    #[inline(always)]
+    fn slot(
+        &self,
+        variant: Variant,
+        material: Material,
+        kind: FileKind,
+    ) -> Option<&OnceLock<Arc<TableFile>>> {
+        let row = self.tables[variant as usize]
+            .get_or_init(|| (0..2 * MATERIALS).map(|_| OnceLock::new()).collect());
+        row.get(table_slot(material, kind)?)
+    }
+
+    /// The table if it is open already (no lock, no file access).
+    #[inline(always)]
+    fn open_table(
+        &self,
+        variant: Variant,
+        material: Material,
+        kind: FileKind,
+    ) -> Option<&TableFile> {
+        let row = self.tables[variant as usize].get()?;
+        row.get(table_slot(material, kind)?)?.get().map(|t| &**t)
+    }
+
     /// The opened file of a table, opening it on first use.
     pub fn table(
         &self,
@@ -144,26 +181,40 @@ impl Tablebase {
         material: Material,
         kind: FileKind,
     ) -> Result<Arc<TableFile>, TableError> {
-        let key = table_key(variant, material, kind);
-        if let Some(t) = self
-            .tables
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&key)
-        {
+        let path = || Tablebase::path_in(&self.dir, variant, material, kind);
+        let slot = self
+            .slot(variant, material, kind)
+            .ok_or_else(|| TableError::Missing(path()))?;
+        if let Some(t) = slot.get() {
             return Ok(t.clone());
         }
-        let mut tables = self.tables.write().unwrap_or_else(|e| e.into_inner());
-        if let Some(t) = tables.get(&key) {
+        let mut opened = self.opening.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = slot.get() {
             return Ok(t.clone());
         }
-        let path = Tablebase::path_in(&self.dir, variant, material, kind);
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let table = TableFile::open_with(&path, kind, variant, material, id, self.access)
+        let table = TableFile::open_with(&path(), kind, variant, material, *opened, self.access)
             .map_err(|e| self.noted(e))?;
         let table = Arc::new(table);
-        tables.insert(key, table.clone());
-        Ok(table)
+        *opened += 1;
+        Ok(slot.get_or_init(|| table).clone())
+    }
+
+    /// A stored value, opening the table and decoding its block as needed.
+    #[inline]
+    fn value(
+        &self,
+        variant: Variant,
+        material: Material,
+        kind: FileKind,
+        index: u64,
+    ) -> Result<u16, TableError> {
+        match self.open_table(variant, material, kind) {
+            Some(table) => table.value(index, &self.cache),
+            None => self
+                .table(variant, material, kind)?
+                .value(index, &self.cache),
+        }
+        .map_err(|e| self.noted(e))
     }
 
     /// Remembers a damaged file (any error but a missing file), to be said once by
@@ -233,10 +284,7 @@ impl Tablebase {
                 frame,
                 dtw,
                 |why| ProbeError::NotCovered(why.into()),
-                |material, kind, i| {
-                    let table = self.table(R::VARIANT, material, kind)?;
-                    Ok(table.value(i, &self.cache).map_err(|e| self.noted(e))?)
-                },
+                |material, kind, i| Ok(self.value(R::VARIANT, material, kind, i)?),
             )
         })
     }
@@ -246,10 +294,9 @@ impl Tablebase {
     /// and decoded (or a table is missing). Cheap enough for every node of a search.
     pub fn resolve_cached<R: Rules>(&self, pos: &Position<R>, dtw: bool) -> Option<Outcome> {
         let cached = |material, kind, i| {
-            let key = table_key(R::VARIANT, material, kind);
-            let tables = self.tables.read().unwrap_or_else(|e| e.into_inner());
-            let table = tables.get(&key).cloned().ok_or(())?;
-            table.cached_value(i, &self.cache).ok_or(())
+            self.open_table(R::VARIANT, material, kind)
+                .and_then(|table| table.cached_value(i, &self.cache))
+                .ok_or(())
         };
         resolve_by(pos, dtw, &|frame| {
             self.stored::<R, _>(frame, dtw, |_| (), cached)
@@ -298,7 +345,10 @@ fn resolve_by<R: Rules, E>(
     dtw: bool,
     stored: &impl Fn(&MoverFrame) -> Result<Outcome, E>,
 ) -> Result<Outcome, E> {
-    let mut list = MoveList::default();
+    if !may_capture(pos) {
+        return stored(&MoverFrame::of(pos));
+    }
+    let mut list = Captures::default();
     captures(pos, &mut list);
     if list.as_slice().is_empty() {
         return stored(&MoverFrame::of(pos));
@@ -314,4 +364,89 @@ fn resolve_by<R: Rules, E>(
         best = Some(best.map_or(o, |b| b.max(o)));
     }
     Ok(best.unwrap_or(Outcome::loss(0)))
+}
+
+/// Capture moves kept on the stack, so that a probe allocates nothing (a heap spill only
+/// past `INLINE` of them): the same precedence and merging as [`crate::rules::MoveList`].
+struct Captures {
+    inline: [Move; Captures::INLINE],
+    len: usize,
+    spill: Vec<Move>,
+    best: u32,
+}
+
+impl Captures {
+    const INLINE: usize = 8;
+    const NONE: Move = Move::new(
+        Square::from_bit(0),
+        Square::from_bit(0),
+        Bitboard::EMPTY,
+        Bitboard::EMPTY,
+        false,
+    );
+
+    #[inline(always)]
+    fn as_slice(&self) -> &[Move] {
+        if self.spill.is_empty() {
+            &self.inline[..self.len]
+        } else {
+            &self.spill
+        }
+    }
+}
+
+impl Default for Captures {
+    fn default() -> Self {
+        Captures {
+            inline: [Captures::NONE; Captures::INLINE],
+            len: 0,
+            spill: Vec::new(),
+            best: 0,
+        }
+    }
+}
+
+impl MoveSink for Captures {
+    const PATHS: bool = false;
+
+    #[inline(always)]
+    fn clear(&mut self) {
+        self.len = 0;
+        self.spill.clear();
+        self.best = 0;
+    }
+
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        self.len == 0 && self.spill.is_empty()
+    }
+
+    #[inline(always)]
+    fn capture(&mut self, mv: Move, key: u32, _path: &[Square], _order: &[Square]) {
+        if !self.is_empty() {
+            if key < self.best {
+                return;
+            }
+            if key > self.best {
+                self.clear();
+            } else if mv.captured().count() >= 2 && self.as_slice().contains(&mv) {
+                return;
+            }
+        }
+        self.best = key;
+        if self.spill.is_empty() && self.len < Captures::INLINE {
+            self.inline[self.len] = mv;
+            self.len += 1;
+        } else {
+            if self.spill.is_empty() {
+                self.spill.extend_from_slice(&self.inline[..self.len]);
+            }
+            self.spill.push(mv);
+        }
+    }
+
+    #[inline(always)]
+    fn quiet(&mut self, _mv: Move) {
+        unreachable!("only captures are generated into a probe's list")
+    }
 }

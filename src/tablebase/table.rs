@@ -1,13 +1,12 @@
 //! One table file opened for probing: checked, read block by block (positioned reads by
 //! default, a memory map on request), decoded through a bounded cache shared by all tables.
 
-use std::collections::{HashMap, VecDeque};
 use std::fs::File;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::io::ErrorKind;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering, fence};
+use std::sync::{Mutex, OnceLock};
 
 use memmap2::Mmap;
 
@@ -51,6 +50,7 @@ pub struct TableFile {
     /// The CRC-32 of each compressed block.
     crcs: Box<[u32]>,
     id: u32,
+    slots: PageSlots,
 }
 
 impl TableFile {
@@ -143,6 +143,7 @@ impl TableFile {
         }
         Ok(TableFile {
             path: path.to_path_buf(),
+            slots: PageSlots::new(&header),
             header,
             source,
             offsets,
@@ -263,20 +264,23 @@ impl TableFile {
     }
 
     /// The stored value at `index` if its block is already decoded in `cache`; nothing is
-    /// read or decoded.
-    #[inline]
+    /// read, decoded, locked or allocated.
+    #[inline(always)]
     pub fn cached_value(&self, index: u64, cache: &BlockCache) -> Option<u16> {
-        let bp = self.header.block_positions as u64;
-        let data = cache.get(self.id, (index / bp) as u32)?;
-        Some(unpack(&data, self.header.value_bits, (index % bp) as usize))
+        cache.value(&self.slots, self.id, index)
     }
 
-    /// The stored value at `index` (callers keep `index` below `positions`).
+    /// The stored value at `index` (callers keep `index` below `positions`), decoding its
+    /// block into `cache` if it is not there.
     #[inline]
     pub fn value(&self, index: u64, cache: &BlockCache) -> Result<u16, TableError> {
+        if let Some(v) = self.cached_value(index, cache) {
+            return Ok(v);
+        }
         let bp = self.header.block_positions as u64;
         let block = (index / bp) as u32;
-        let data = cache.get_or_load(self.id, block, || self.decode_block(block))?;
+        let data = self.decode_block(block)?;
+        cache.insert(&self.slots, self.id, block, &data);
         Ok(unpack(&data, self.header.value_bits, (index % bp) as usize))
     }
 }
@@ -289,95 +293,289 @@ fn read_at(file: &File, path: &Path, buf: &mut [u8], offset: u64) -> Result<(), 
     })
 }
 
-/// A multiply-shift hasher for the cache's integer keys.
-#[derive(Default)]
-pub(crate) struct KeyHasher(u64);
+/// Bytes of a cache page. A decoded block takes one page or more: the generator's blocks
+/// are 16 KiB of win/draw/loss values or of one-byte distances, 32 KiB of two-byte ones.
+pub const PAGE_BYTES: usize = 16 << 10;
+const PAGE_WORDS: usize = PAGE_BYTES / 8;
+const PAGE_BITS_LOG2: u32 = (PAGE_BYTES * 8).trailing_zeros();
+/// Pages are allocated in runs of this many (1 MiB), when the first of them is filled.
+const RUN_PAGES: usize = 64;
 
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
+/// Where one table's pages are in a [`BlockCache`]: for each page of its decoded blocks, the
+/// cache page that may hold it (plus one; 0 for none), 4 bytes per 16 KiB decoded, with
+/// what it takes to find a value's page and bits. A hint only: a cache page is used only
+/// after its own key says it holds this page.
+pub struct PageSlots {
+    slots: Box<[AtomicU32]>,
+    pages_per_block: u64,
+    block_positions: u64,
+    /// log2 of the bits a value (2, 8 or 16).
+    value_bits_log2: u32,
+    /// The bits of one value.
+    value_mask: u64,
+    /// Whether blocks fill whole pages, so that a value's page and place follow from its
+    /// index without a division.
+    whole_pages: bool,
+    /// The cache these slots point into (0 until the first page is cached).
+    cache: AtomicU32,
+}
 
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+impl PageSlots {
+    /// Slots for the blocks of a table with header `header` (checked: 2, 8 or 16 bits a
+    /// value, a multiple of 8 values a block, so that no value straddles a word).
+    pub fn new(header: &Header) -> PageSlots {
+        let block_bits = header.block_positions as u64 * header.value_bits as u64;
+        let pages_per_block = block_bits.div_ceil(8 * PAGE_BYTES as u64).max(1);
+        PageSlots {
+            slots: (0..header.blocks as u64 * pages_per_block)
+                .map(|_| AtomicU32::new(0))
+                .collect(),
+            pages_per_block,
+            block_positions: header.block_positions as u64,
+            value_bits_log2: header.value_bits.trailing_zeros(),
+            value_mask: (1u64 << header.value_bits) - 1,
+            whole_pages: block_bits.is_multiple_of(8 * PAGE_BYTES as u64),
+            cache: AtomicU32::new(0),
         }
     }
 
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (n ^ (n >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    /// The page of the table holding value `index`, and the value's first bit in it.
+    #[inline(always)]
+    fn locate(&self, index: u64) -> (u64, u64) {
+        let page_mask = (1u64 << PAGE_BITS_LOG2) - 1;
+        if self.whole_pages {
+            let bit = index << self.value_bits_log2;
+            (bit >> PAGE_BITS_LOG2, bit & page_mask)
+        } else {
+            let (block, i) = (index / self.block_positions, index % self.block_positions);
+            let bit = i << self.value_bits_log2;
+            (
+                block * self.pages_per_block + (bit >> PAGE_BITS_LOG2),
+                bit & page_mask,
+            )
+        }
     }
 }
 
-/// A map with integer keys and a fast hasher.
-pub(crate) type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
-
-#[derive(Default)]
-struct Shard {
-    blocks: KeyMap<Arc<[u8]>>,
-    order: VecDeque<u64>,
-    bytes: usize,
+impl std::fmt::Debug for PageSlots {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PageSlots")
+            .field("pages", &self.slots.len())
+            .field("pages_per_block", &self.pages_per_block)
+            .finish()
+    }
 }
 
-const SHARDS: usize = 64;
+/// What says which page a cache page holds, under a sequence lock: `seq` is odd while the
+/// page is rewritten, and a reader keeps what it read only if `seq` was even and unchanged
+/// around its reads and `key` named the page it wanted.
+struct PageTag {
+    seq: AtomicU64,
+    /// Table id (high 32 bits) and page of that table; `EMPTY` when unused.
+    key: AtomicU64,
+    /// Read since the clock hand last passed (a second chance before eviction).
+    referenced: AtomicBool,
+}
+
+const EMPTY: u64 = u64::MAX;
+
+static NEXT_CACHE_ID: AtomicU32 = AtomicU32::new(1);
 
 /// Decoded blocks of all open tables, bounded in bytes, safe to share between threads.
-/// When full, the block cached longest ago is dropped first.
+///
+/// Reading a cached value takes no lock, writes nothing shared (but a page's "referenced"
+/// flag, when it is not set yet) and allocates nothing: the table's [`PageSlots`] say
+/// which page may hold it, and the page's sequence lock says whether it does. Filling a
+/// page takes one lock; when the cache is full, the clock hand evicts a page not read
+/// since it last passed.
 pub struct BlockCache {
-    shards: Vec<Mutex<Shard>>,
-    shard_bytes: usize,
+    id: u32,
+    tags: Box<[PageTag]>,
+    /// The pages' bytes as little-endian words, `RUN_PAGES` pages a run.
+    runs: Box<[OnceLock<Box<[AtomicU64]>>]>,
+    /// The clock hand, held while a page is filled.
+    hand: Mutex<usize>,
 }
 
 impl BlockCache {
-    /// A cache holding at most about `bytes` of decoded blocks.
+    /// A cache holding at most about `bytes` of decoded blocks (at least one page).
     pub fn new(bytes: usize) -> Self {
+        let pages = (bytes / PAGE_BYTES).max(1);
         BlockCache {
-            shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
-            shard_bytes: (bytes / SHARDS).max(1),
+            id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
+            tags: (0..pages)
+                .map(|_| PageTag {
+                    seq: AtomicU64::new(0),
+                    key: AtomicU64::new(EMPTY),
+                    referenced: AtomicBool::new(false),
+                })
+                .collect(),
+            runs: (0..pages.div_ceil(RUN_PAGES))
+                .map(|_| OnceLock::new())
+                .collect(),
+            hand: Mutex::new(0),
         }
     }
 
-    /// The decoded block `block` of table `table` if it is cached; nothing is loaded.
-    #[inline]
-    pub fn get(&self, table: u32, block: u32) -> Option<Arc<[u8]>> {
-        let key = (table as u64) << 32 | block as u64;
-        let shard = &self.shards[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize];
-        lock(shard).blocks.get(&key).cloned()
+    /// The stored value at `index` of table `table` (whose slots are `slots`), if its page
+    /// is cached.
+    #[inline(always)]
+    fn value(&self, slots: &PageSlots, table: u32, index: u64) -> Option<u16> {
+        if slots.cache.load(Ordering::Relaxed) != self.id {
+            return None;
+        }
+        let (page, bit) = slots.locate(index);
+        let at = slots.slots.get(page as usize)?.load(Ordering::Acquire);
+        let at = at.checked_sub(1)? as usize;
+        let tag = self.tags.get(at)?;
+        let run = self.runs.get(at / RUN_PAGES)?;
+        let seq = tag.seq.load(Ordering::Acquire);
+        let key = tag.key.load(Ordering::Relaxed);
+        let word = run
+            .get()?
+            .get((at % RUN_PAGES) * PAGE_WORDS + (bit >> 6) as usize)?
+            .load(Ordering::Relaxed);
+        fence(Ordering::Acquire);
+        if seq & 1 != 0
+            || key != (table as u64) << 32 | page
+            || tag.seq.load(Ordering::Relaxed) != seq
+        {
+            return None;
+        }
+        if !tag.referenced.load(Ordering::Relaxed) {
+            tag.referenced.store(true, Ordering::Relaxed);
+        }
+        Some((word >> (bit & 63) & slots.value_mask) as u16)
     }
 
-    /// The decoded block `block` of table `table`, loading it with `load` on a miss.
-    #[inline]
-    pub fn get_or_load(
-        &self,
-        table: u32,
-        block: u32,
-        load: impl FnOnce() -> Result<Vec<u8>, TableError>,
-    ) -> Result<Arc<[u8]>, TableError> {
-        let key = (table as u64) << 32 | block as u64;
-        let shard = &self.shards[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize];
-        if let Some(data) = lock(shard).blocks.get(&key) {
-            return Ok(data.clone());
+    /// Caches the decoded block `block` of table `table` (whose slots are `slots`). Tables
+    /// probed through another cache than the first they were probed through are not
+    /// cached (still correct, only slower).
+    fn insert(&self, slots: &PageSlots, table: u32, block: u32, data: &[u8]) {
+        let bound = slots
+            .cache
+            .compare_exchange(0, self.id, Ordering::Relaxed, Ordering::Relaxed);
+        if bound.is_err_and(|id| id != self.id) {
+            return;
         }
-        let data: Arc<[u8]> = load()?.into();
-        let mut s = lock(shard);
-        if s.blocks.insert(key, data.clone()).is_none() {
-            s.order.push_back(key);
-            s.bytes += data.len();
-        }
-        while s.bytes > self.shard_bytes && s.order.len() > 1 {
-            let Some(old) = s.order.pop_front() else {
-                break;
+        let mut hand = self.hand.lock().unwrap_or_else(|e| e.into_inner());
+        for (part, bytes) in data.chunks(PAGE_BYTES).enumerate() {
+            let page = block as u64 * slots.pages_per_block + part as u64;
+            let key = (table as u64) << 32 | page;
+            let Some(slot) = slots.slots.get(page as usize) else {
+                return;
             };
-            if let Some(gone) = s.blocks.remove(&old) {
-                s.bytes -= gone.len();
+            let current = slot.load(Ordering::Relaxed).checked_sub(1);
+            if current.is_some_and(|at| self.tags[at as usize].key.load(Ordering::Relaxed) == key) {
+                continue;
+            }
+            let at = self.victim(&mut hand);
+            self.fill(at, key, bytes);
+            slot.store(at as u32 + 1, Ordering::Release);
+        }
+    }
+
+    /// The next page to reuse: the first one the hand finds not read since it last passed.
+    fn victim(&self, hand: &mut usize) -> usize {
+        let n = self.tags.len();
+        for _ in 0..2 * n {
+            let at = *hand;
+            *hand = (at + 1) % n;
+            if !self.tags[at].referenced.swap(false, Ordering::Relaxed) {
+                return at;
             }
         }
-        Ok(data)
+        *hand
+    }
+
+    /// Rewrites page `at` under its sequence lock (the caller holds the hand).
+    fn fill(&self, at: usize, key: u64, bytes: &[u8]) {
+        let run = self.runs[at / RUN_PAGES].get_or_init(|| {
+            (0..RUN_PAGES * PAGE_WORDS)
+                .map(|_| AtomicU64::new(0))
+                .collect()
+        });
+        let words = &run[(at % RUN_PAGES) * PAGE_WORDS..][..PAGE_WORDS];
+        let tag = &self.tags[at];
+        let seq = tag.seq.load(Ordering::Relaxed);
+        tag.seq.store(seq + 1, Ordering::Relaxed);
+        fence(Ordering::Release);
+        tag.key.store(key, Ordering::Relaxed);
+        for (word, chunk) in words.iter().zip(bytes.chunks(8)) {
+            let mut le = [0u8; 8];
+            le[..chunk.len()].copy_from_slice(chunk);
+            word.store(u64::from_le_bytes(le), Ordering::Relaxed);
+        }
+        tag.seq.store(seq + 2, Ordering::Release);
     }
 }
 
-/// Locks a shard; a panic while holding it cannot leave the map inconsistent, so a
-/// poisoned lock is used as is.
-fn lock(shard: &Mutex<Shard>) -> std::sync::MutexGuard<'_, Shard> {
-    shard.lock().unwrap_or_else(|e| e.into_inner())
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tablebase::format::pack;
+
+    fn header(value_bits: u8, block_positions: u32, positions: u64) -> Header {
+        Header {
+            kind: if value_bits == 2 {
+                FileKind::Wdl
+            } else {
+                FileKind::Dtw
+            },
+            variant: Variant::English,
+            material: Material::new(1, 0, 1, 0),
+            value_bits,
+            max_dtw: 0,
+            block_positions,
+            positions,
+            blocks: positions.div_ceil(block_positions as u64) as u32,
+            table_crc: 0,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            unused: 0,
+        }
+    }
+
+    /// Every layout of values in pages (a block of one page, of two, of a page and a half,
+    /// of less than a page, a short last block) reads back what was cached, through a
+    /// cache so small that every block evicts the one before; an evicted block and another
+    /// cache answer nothing, never a wrong value.
+    #[test]
+    fn cached_values_read_back_in_every_page_layout() {
+        for (bits, block_positions) in [(2, 65536), (8, 16384), (16, 16384), (16, 12288), (8, 4000)]
+        {
+            let positions = 3 * block_positions as u64 - 5;
+            let h = header(bits, block_positions, positions);
+            let values: Vec<u16> = (0..positions)
+                .map(|i| (i.wrapping_mul(0x9E37_79B9) >> 7) as u16 & ((1u32 << bits) - 1) as u16)
+                .collect();
+            let slots = PageSlots::new(&h);
+            let cache = BlockCache::new(2 * PAGE_BYTES);
+            let other = BlockCache::new(2 * PAGE_BYTES);
+            for (b, block) in values.chunks(block_positions as usize).enumerate() {
+                let start = b as u64 * block_positions as u64;
+                assert_eq!(
+                    cache.value(&slots, 3, start),
+                    None,
+                    "{bits}/{block_positions}"
+                );
+                cache.insert(&slots, 3, b as u32, &pack(block, bits));
+                for (i, &v) in block.iter().enumerate() {
+                    let index = start + i as u64;
+                    assert_eq!(
+                        cache.value(&slots, 3, index),
+                        Some(v),
+                        "{bits} bits, {index}"
+                    );
+                }
+                assert_eq!(other.value(&slots, 3, start), None);
+                assert_eq!(cache.value(&slots, 4, start), None, "another table's id");
+            }
+            if h.block_bytes() <= PAGE_BYTES {
+                // Two pages: the first block is gone, the last two are there.
+                assert_eq!(cache.value(&slots, 3, 0), None);
+            }
+        }
+    }
 }
