@@ -166,7 +166,7 @@ fn argument_errors_are_clap_messages_in_full() {
     let out = damka(&["analyze", "--help"]);
     assert!(out.status.success());
     assert!(
-        stdout(&out).contains("Usage: damka analyze"),
+        stdout(&out).contains("Usage: damka analyse"),
         "{}",
         stdout(&out)
     );

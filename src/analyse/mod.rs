@@ -597,6 +597,9 @@ impl Walk<'_> {
         let next = p.play(&found.mv);
         let verdict = lookup(self.tb, &next)?;
         self.analysis.after.push(verdict);
+        if let Some(v) = verdict.filter(|_| depth == 0 && self.analysis.first.is_none()) {
+            self.analysis.first = Some((write_fen(&next), next.side_to_move(), v));
+        }
         Ok(Place {
             pos: Some(next),
             known: Some(verdict),
@@ -664,6 +667,9 @@ fn walk_game<R: Rules>(
         },
     };
     walk.analysis.start = lookup(tb, &first)?;
+    if let Some(v) = walk.analysis.start {
+        walk.analysis.first = Some((write_fen(&first), first.side_to_move(), v));
+    }
     let place = Place {
         pos: Some(first),
         known: Some(walk.analysis.start),
