@@ -4,6 +4,9 @@
 //!
 //! English tables up to 4 pieces are built once into the test target directory.
 
+#[path = "common/corpus.rs"]
+mod corpus;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, OnceLock};
@@ -19,10 +22,12 @@ use damka::rules::{English, Position, Rules, legal_moves};
 use damka::search::Engine;
 use damka::tablebase::{ProbeError, TableError, Tablebase, Wdl, build_job, plan};
 
-#[path = "common/input.rs"]
-mod input;
-
 const FIRST_POSITION: &str = "W:WK19,K23:BK28,12";
+
+/// A position where White's man has two captures from 26 to 10, taking other men, so that
+/// `26x10` is ambiguous.
+const AMBIGUOUS: &str = "W:W26:B14,15,22,23";
+const AMBIGUOUS_MOVE: &str = "26x10";
 
 fn tables_dir() -> &'static PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
@@ -71,7 +76,7 @@ fn analyse_with(text: &str, depth: Option<u32>) -> Vec<(Game, Analysis, String)>
             let analysis = match depth {
                 None => analyse_game::<English>(tables(), &read.game, 4),
                 Some(d) => {
-                    analyse_game_searched::<English>(tables(), &read.game, 4, &mut engine, d)
+                    analyse_game_searched::<English>(Some(tables()), &read.game, 4, &mut engine, d)
                 }
             }
             .expect("analysed");
@@ -582,7 +587,8 @@ fn assert_valid_json(text: &str) -> Json {
     report
 }
 
-/// Every comment of a game, main line and variations, with the position it stands at.
+/// Every comment of a game, main line and variations, with the position it stands at, up to
+/// a move that does not replay (the analyser's note before it is the line's last comment).
 fn comments_with_positions(game: &Game) -> Vec<(Position<English>, String)> {
     fn line(
         l: &damka::pdn::Line,
@@ -595,7 +601,13 @@ fn comments_with_positions(game: &Game) -> Vec<(Position<English>, String)> {
             match node {
                 Node::Move(m) => {
                     let legal = legal_moves(&p);
-                    let found = parse_move(Variant::English, &legal, &m.text).expect("legal");
+                    let Ok(found) = parse_move(Variant::English, &legal, &m.text) else {
+                        let noted = out
+                            .last()
+                            .is_some_and(|(_, c)| c.starts_with("Not analysed from here: "));
+                        assert!(noted, "{} is not noted", m.text);
+                        return;
+                    };
                     before = p;
                     p = p.play(&found.mv);
                 }
@@ -639,17 +651,18 @@ fn check_verdicts(text: &str, every: usize) -> Vec<(String, String)> {
 
 #[test]
 fn tinsley_games_are_all_handled() {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/corpus/pdn/checkerboard/tinsley.pdn");
-    if !input::present(&file, "the Tinsley games") {
+    let Some(file) = corpus::corpus_file("checkerboard/tinsley.pdn") else {
         return;
-    }
+    };
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("analyse-tinsley");
     std::fs::create_dir_all(&dir).expect("scratch");
-    let (run, pdn, json) = analyse_to(&dir, &file, &["--variant", "english"]);
+    let html = dir.join("out.html");
+    let html_arg = html.to_str().expect("utf-8 path");
+    let (run, pdn, json) = analyse_to(&dir, &file, &["--variant", "english", "--html", html_arg]);
     let stderr = String::from_utf8_lossy(&run.stderr);
     let input = std::fs::read_to_string(&file).expect("input");
     let games = Reader::new("in", input.as_bytes()).count();
+    assert_eq!(games, 724);
     let mut replayer = Replayer::new(Some(Ruleset::Supported(Variant::English)));
     let failing = Reader::new("in", input.as_bytes())
         .filter(|g| match g {
@@ -657,24 +670,43 @@ fn tinsley_games_are_all_handled() {
             Err(_) => true,
         })
         .count();
+    // Game 541 has an illegal move.
+    assert!(failing >= 1, "{stderr}");
     let summary = format!("games {games}, ");
     assert!(stderr.contains(&summary), "{stderr}");
     assert!(stderr.contains(&format!("failed {failing},")), "{stderr}");
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
     assert_eq!(
-        run.status.code(),
-        Some(if failing > 0 { 1 } else { 0 }),
+        stderr.matches("(analysed up to it)").count(),
+        failing,
         "{stderr}"
     );
-    assert_eq!(stderr.matches("(skipped)").count(), failing, "{stderr}");
     // Many games, but stderr is not a terminal: no progress bar.
-    assert!(games >= 20 && !stderr.contains("games, eta"), "{stderr}");
+    assert!(!stderr.contains("games, eta"), "{stderr}");
 
+    // Every game is in the output; those with a bad move are analysed up to it and say so.
     let out = std::fs::read_to_string(&pdn).expect("annotated output");
     let mut replayer = Replayer::new(None);
     let mut written = 0;
+    let mut stopped = 0;
+    let mut indexed = 0;
     for read in Reader::new("out", out.as_bytes()) {
         let read = read.expect("the output reads");
-        assert!(replayer.replay(&read).errors.is_empty());
+        let errors = replayer.replay(&read).errors;
+        let text = write_game(&read.game);
+        let stop = text.contains("{Not analysed from here: ");
+        assert_eq!(!errors.is_empty(), stop, "{text}");
+        if stop {
+            stopped += 1;
+            let why = flat(&text);
+            assert!(
+                why.contains("illegal move") || why.contains("ambiguous move"),
+                "{text}"
+            );
+        }
+        if stop || text.contains("[%tb ") {
+            indexed += 1;
+        }
         assert!(
             read.game
                 .tag("Annotator")
@@ -682,7 +714,7 @@ fn tinsley_games_are_all_handled() {
         );
         written += 1;
     }
-    assert_eq!(written, games - failing);
+    assert_eq!((written, stopped), (games, failing));
     assert!(out.contains("[%tb "), "some game reaches the tables");
     let checked = check_verdicts(&out, 3);
     assert!(!checked.is_empty());
@@ -696,9 +728,33 @@ fn tinsley_games_are_all_handled() {
     assert_valid_json(&json);
     assert_eq!(json.matches("\"first_table_position\":").count(), written);
 
+    // The page: an index of the games reaching the tables (or with findings), and only
+    // their sections.
+    let page = std::fs::read_to_string(&html).expect("html output");
+    let rows = page.matches("<tr><td><a href=\"#g").count();
+    let sections = page.matches("<section class=\"game\"").count();
+    assert!(indexed > 0 && indexed < games, "{indexed}");
+    assert_eq!((rows, sections), (indexed, indexed));
+    assert!(
+        page.contains(&format!("Games {games}, ")),
+        "{}",
+        &page[..2000]
+    );
+    // Only a game listed for its bad move may be outside the tables.
+    assert!(
+        page.matches("No position of this game is in the tables")
+            .count()
+            <= stopped
+    );
+    assert_eq!(
+        page.matches("<p class=\"stop\">Not analysed from move ")
+            .count(),
+        stopped
+    );
+
     // Analysing the output again gives the same output.
     let (again, pdn_again, _) = analyse_to(&dir, &pdn, &["--variant", "english"]);
-    assert_eq!(again.status.code(), Some(0));
+    assert_eq!(again.status.code(), Some(1));
     let second = std::fs::read_to_string(&pdn_again).expect("second output");
     assert_eq!(second, out);
 }
@@ -762,15 +818,17 @@ fn setup_commands_and_unknown_moves_keep_verdicts_in_place() {
 }
 
 #[test]
-fn cli_skips_unreplayable_games_and_exits_1() {
+fn cli_analyses_unreplayable_games_up_to_the_bad_move_and_exits_1() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("analyse-cli");
     std::fs::create_dir_all(&dir).expect("scratch");
     let input = dir.join("in.pdn");
+    // The second game's 24-21 is illegal; the third's first capture is ambiguous.
     std::fs::write(
         &input,
         format!(
             "[White \"Ann\"][Black \"Bob\"][GameType \"21\"][FEN \"{FIRST_POSITION}\"]\n\
-             1. 19-16 *\n\n[GameType \"21\"]\n1. 11-15 24-21 *\n"
+             1. 19-16 *\n\n[GameType \"21\"][FEN \"{FIRST_POSITION}\"]\n1. 23-27 28-32 2. 24-21 \
+             *\n\n[GameType \"21\"][FEN \"{AMBIGUOUS}\"]\n1. {AMBIGUOUS_MOVE} *\n"
         ),
     )
     .expect("input");
@@ -778,16 +836,38 @@ fn cli_skips_unreplayable_games_and_exits_1() {
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("illegal move '24-21'"), "{stderr}");
+    assert_eq!(stderr.matches("(analysed up to it)").count(), 2, "{stderr}");
     assert!(
-        stderr.contains("games 2, reaching the tables 1, failed 1, mistakes: Ann (white) 1"),
+        stderr.contains("games 3, reaching the tables 3, failed 2, mistakes: Ann (white) 1"),
         "{stderr}"
     );
     let out = std::fs::read_to_string(&pdn).expect("output");
-    assert_eq!(Reader::new("out", out.as_bytes()).count(), 1);
+    assert_eq!(Reader::new("out", out.as_bytes()).count(), 3, "{out}");
     assert!(out.contains("19-16??"), "{out}");
+    let flat = flat(&out);
+    // The moves before the illegal one have their verdicts; a comment says where and why.
+    assert!(
+        flat.contains(
+            "1. 23-27 {[%tb L60]} 1... 28-32 {[%tb W59]} {Not analysed from here: 2. 24-21: \
+             illegal move '24-21' (legal: "
+        ),
+        "{out}"
+    );
+    assert!(
+        flat.contains(&format!(
+            "{{Not analysed from here: 1. {AMBIGUOUS_MOVE}: ambiguous move"
+        )),
+        "{out}"
+    );
     let json = std::fs::read_to_string(&json).expect("json");
     assert_valid_json(&json);
     assert!(json.starts_with('[') && json.contains("\"class\":\"win_to_loss\""));
+    // Analysed again: the same.
+    let again = dir.join("again.pdn");
+    std::fs::copy(&pdn, &again).expect("copy");
+    let (run, pdn2, _) = analyse_to(&dir, &again, &[]);
+    assert_eq!(run.status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&pdn2).expect("output"), out);
 }
 
 /// Runs `damka analyse FILE ARGS` on the test tables, writing `out.pdn` and `out.json` in `dir`.
@@ -1011,15 +1091,17 @@ fn engine_evaluations_outside_the_tables_and_verdicts_inside() {
             .iter()
             .find(|e| &e.fen == fen)
             .expect("evaluated");
-        assert_eq!(comment, &damka::analyse::eval_comment(&e.eval));
+        assert_eq!(comment, &damka::analyse::eval_comment(&e.eval, e.side));
     }
     let flat = flat(&out);
     assert!(moves_start_with_eval(&out), "{out}");
+    // Black to move loses: from White's view a win, in the winner's moves.
+    let plies = proven.score.plies_to_end().expect("decisive");
     assert!(
         flat.contains(&format!(
-            "1. 23-27 {{[%eval L{},4] Search: loss in {} plies, best 28-32.}} 1... 28-32",
-            proven.score.plies_to_end().expect("decisive"),
-            proven.score.plies_to_end().expect("decisive")
+            "1. 23-27 {{[%eval #{},4] Search: White wins in {plies} plies, best 28-32.}} 1... \
+             28-32",
+            (plies + 1) / 2
         )),
         "{out}"
     );
@@ -1042,9 +1124,10 @@ fn engine_evaluations_outside_the_tables_and_verdicts_inside() {
 }
 
 /// A side two kings up, outside the tables: the evaluation is for the side to move, positive
-/// for the side ahead and negative for the side behind.
+/// for the side ahead and negative for the side behind; the `[%eval]` comment gives it from
+/// White's view, as PGN tools read it.
 #[test]
-fn engine_evaluation_is_for_the_side_to_move() {
+fn engine_evaluation_is_for_the_side_to_move_and_eval_for_white() {
     for (fen, mv, sign) in [
         ("W:WK1,K5,K19,K23:BK28,12", "1-6", 1),
         ("B:WK1,K5,K19,K23:BK28,12", "28-32", -1),
@@ -1057,7 +1140,8 @@ fn engine_evaluation_is_for_the_side_to_move() {
         assert!(sign * e.eval.score.0 >= 200, "{fen}: {}", e.eval.score);
         let legal = legal_moves(&pos(fen));
         parse_move(Variant::English, &legal, &e.eval.best).expect("legal best move");
-        let code = damka::analyse::eval_code(e.eval.score);
+        let code = damka::analyse::eval_code(e.eval.score, e.side);
+        assert!(code.starts_with('+'), "{fen}: {code}");
         assert!(
             flat(&out).contains(&format!("{{[%eval {code},4] Search: ")),
             "{out}"
@@ -1173,7 +1257,7 @@ fn sample_tables() -> &'static PathBuf {
 }
 
 fn sample_file() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/analyse/sample.pdn")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/games.pdn")
 }
 
 /// Runs `damka analyse` on the sample games with `--html`; returns the page.
@@ -1216,8 +1300,16 @@ fn html_page_has_one_diagram_per_mistake() {
         page.matches("http://").count(),
         page.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
     );
-    let games: Vec<&str> = page.split("<section class=\"game\">").skip(1).collect();
+    let games: Vec<&str> = page.split("<section class=\"game\"").skip(1).collect();
     assert_eq!(games.len(), 3);
+    // The index lists the three games (all reach the tables), linked to their sections.
+    for (i, game) in games.iter().enumerate() {
+        assert!(
+            page.contains(&format!("<tr><td><a href=\"#g{i}\">")),
+            "{page}"
+        );
+        assert!(game.starts_with(&format!(" id=\"g{i}\">")));
+    }
     let pdn = std::fs::read_to_string(dir.join("out.pdn")).expect("annotated games");
     let mistakes_per_game: Vec<usize> = pdn
         .split("[Event ")
@@ -1225,9 +1317,26 @@ fn html_page_has_one_diagram_per_mistake() {
         .map(|g| g.matches("Best was").count())
         .collect();
     assert_eq!(mistakes_per_game, [1, 1, 1]);
-    for (section, mistakes) in games.iter().zip(&mistakes_per_game) {
-        assert_eq!(section.matches("<svg").count(), *mistakes, "{section}");
-        assert_eq!(section.matches("<tr><td class=\"mv\">").count(), *mistakes);
+    // The critical moments: the mistakes and the wins kept more slowly than the best.
+    let moments_per_game: Vec<usize> = pdn
+        .split("[Event ")
+        .skip(1)
+        .map(|g| g.matches("Best was").count() + g.matches("Still wins, in ").count())
+        .collect();
+    // The International game's own variation plays the start of the best line: no second,
+    // longer copy of it beside it, and the comment says so.
+    assert!(
+        flat(&pdn).contains("(2. 28-23 {[%tb L4]} 2... 29x18 {[%tb W3]})"),
+        "{pdn}"
+    );
+    assert!(!flat(&pdn).contains("(2. 28-23 29x18 3."), "{pdn}");
+    assert!(
+        flat(&pdn).contains("The variation plays the best line.}"),
+        "{pdn}"
+    );
+    for (section, moments) in games.iter().zip(&moments_per_game) {
+        assert_eq!(section.matches("<svg").count(), *moments, "{section}");
+        assert_eq!(section.matches("<tr><td class=\"mv\">").count(), *moments);
     }
     // English 8x8 numbered, International 10x10 numbered, Turkish 8x8 with coordinates.
     assert!(games[0].contains("width=\"352\"") && games[0].contains(">32</text>"));
@@ -1244,8 +1353,9 @@ fn html_page_has_one_diagram_per_mistake() {
     assert!(games[2].contains("c5-d5?</span><br>Win &rarr; Draw<br>draw"));
     // The last move before each diagram's position is marked: 28-32, 24-29, e6-e5.
     for section in &games {
-        assert_eq!(section.matches("<rect class=\"from\"").count(), 1);
-        assert_eq!(section.matches("<rect class=\"to\"").count(), 1);
+        let from = section.matches("<rect class=\"from\"").count();
+        assert!(from >= 1, "{section}");
+        assert_eq!(section.matches("<rect class=\"to\"").count(), from);
     }
 
     // The annotated sample (a comment and a variation after a mistake, three variants)
@@ -1312,4 +1422,151 @@ fn which(name: &str) -> Result<PathBuf, ()> {
                 .find(|p| p.is_file())
         })
         .ok_or(())
+}
+
+/// A Russian game analysed with only English tables: one warning naming the variant and how
+/// to build its tables; `--depth` searches without any tables directory; without it and
+/// without tables, an error saying what to do.
+#[test]
+fn missing_tables_are_said_and_depth_works_without_tables() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("analyse-no-tables");
+    std::fs::create_dir_all(&dir).expect("scratch");
+    let input = dir.join("in.pdn");
+    std::fs::write(
+        &input,
+        "[GameType \"25\"]\n1. c3-d4 f6-e5 2. d4xf6 g7xe5 *\n\n[GameType \"25\"]\n1. c3-b4 *\n\n\
+         [GameType \"21\"][FEN \"W:WK19,K23:BK28,12\"]\n1. 23-27 *\n",
+    )
+    .expect("input");
+    let (run, pdn, _) = analyse_to(&dir, &input, &[]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    assert_eq!(stderr.matches("warning: ").count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("warning: no russian tables in ")
+            && stderr.contains("its russian games (2 in this file) get no verdicts")
+            && stderr.contains("`damka generate --variant russian --pieces N --tables "),
+        "{stderr}"
+    );
+    let out = std::fs::read_to_string(&pdn).expect("output");
+    assert_eq!(Reader::new("out", out.as_bytes()).count(), 3);
+
+    let missing = dir.join("no-such-tables");
+    let run = Command::new(env!("CARGO_BIN_EXE_damka"))
+        .arg("analyse")
+        .arg(&input)
+        .args(["--depth", "2", "--tables"])
+        .arg(&missing)
+        .output()
+        .expect("damka runs");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("warning: no tables directory"), "{stderr}");
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(Reader::new("out", out.as_bytes()).count(), 3);
+    assert_eq!(out.matches("[%eval ").count(), 4 + 1 + 1, "{out}");
+    assert!(!out.contains("[%tb "), "{out}");
+
+    let run = Command::new(env!("CARGO_BIN_EXE_damka"))
+        .arg("analyse")
+        .arg(&input)
+        .arg("--tables")
+        .arg(&missing)
+        .output()
+        .expect("damka runs");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("no tables directory") && stderr.contains("--depth N"),
+        "{stderr}"
+    );
+}
+
+/// Games under rules damka does not have: written back unanalysed with a note, one warning
+/// line per rules and file (not one per game), exit code 1.
+#[test]
+fn unsupported_rules_are_one_warning_and_games_are_kept() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("analyse-frisian");
+    std::fs::create_dir_all(&dir).expect("scratch");
+    let input = dir.join("in.pdn");
+    let game = "[GameType \"40\"]\n1. 32-28 19-23 *\n\n";
+    std::fs::write(&input, game.repeat(5)).expect("input");
+    let (run, pdn, _) = analyse_to(&dir, &input, &[]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.matches("Frisian").count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(
+            "5 game(s) under Frisian draughts (GameType 40), which damka has no \
+                         rules for: written without analysis"
+        ),
+        "{stderr}"
+    );
+    let out = std::fs::read_to_string(&pdn).expect("output");
+    assert_eq!(
+        out.matches("{Not analysed: Frisian draughts (GameType 40) is not supported.}")
+            .count(),
+        5,
+        "{out}"
+    );
+    assert_eq!(out.matches("32-28 19-23").count(), 5, "{out}");
+    // Analysed again: the same games, the note not doubled.
+    let again = dir.join("again.pdn");
+    std::fs::copy(&pdn, &again).expect("copy");
+    let (_, pdn2, _) = analyse_to(&dir, &again, &[]);
+    assert_eq!(std::fs::read_to_string(&pdn2).expect("output"), out);
+}
+
+/// The page lists only the games that reach the tables or have findings, with slower wins
+/// among the moments; `--html-all` gives every game its section.
+#[test]
+fn html_index_filters_games_and_shows_slower_wins() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("analyse-html-index");
+    std::fs::create_dir_all(&dir).expect("scratch");
+    let line = best_line(tables(), &pos(FIRST_POSITION), 40).expect("line");
+    // A slower win: the game plays a move winning more than 4 plies slower than the best.
+    let rated = tables().rated_moves(&pos(FIRST_POSITION)).expect("rated");
+    let legal: Vec<_> = rated.iter().map(|r| r.mv.clone()).collect();
+    let slow = rated
+        .iter()
+        .position(|r| r.outcome.wdl == Wdl::Win && r.outcome.dtw > 61 + 4)
+        .map(|i| damka::notation::move_text(Variant::English, &legal, i));
+    let input = dir.join("in.pdn");
+    let mut text = format!(
+        "[White \"Far\"][GameType \"21\"]\n1. 11-15 23-19 *\n\n\
+         [White \"Near\"][GameType \"21\"][FEN \"{FIRST_POSITION}\"]\n{} *\n",
+        line[..4].join(" ")
+    );
+    if let Some(slow) = &slow {
+        text.push_str(&format!(
+            "\n[White \"Slow\"][GameType \"21\"][FEN \"{FIRST_POSITION}\"]\n1. {slow} *\n"
+        ));
+    }
+    std::fs::write(&input, text).expect("input");
+    let page_of = |extra: &[&str]| {
+        let html = dir.join("out.html");
+        let mut args = vec!["--html", html.to_str().expect("utf-8")];
+        args.extend_from_slice(extra);
+        let (run, _, _) = analyse_to(&dir, &input, &args);
+        assert_eq!(run.status.code(), Some(0));
+        std::fs::read_to_string(&html).expect("page")
+    };
+    let page = page_of(&[]);
+    let games = 2 + usize::from(slow.is_some());
+    assert_eq!(
+        page.matches("<tr><td><a href=\"#g").count(),
+        games - 1,
+        "{page}"
+    );
+    assert_eq!(page.matches("<section class=\"game\"").count(), games - 1);
+    assert!(!page.contains("Far"), "{page}");
+    assert!(page.contains("--html-all shows every game"), "{page}");
+    if slow.is_some() {
+        assert!(page.contains("Still wins, but slower"), "{page}");
+        assert!(page.contains("slower wins 1"), "{page}");
+    }
+    let all = page_of(&["--html-all"]);
+    assert_eq!(all.matches("<section class=\"game\"").count(), games);
+    assert!(all.contains("Far") && all.contains("No position of this game is in the tables"));
+    assert_eq!(all.matches("<tr><td><a href=\"#g").count(), games - 1);
 }

@@ -87,22 +87,19 @@ fn perft_prints_nodes_then_timing() {
 #[test]
 fn bad_input_is_one_line_and_exit_code_2() {
     let cases: &[&[&str]] = &[
-        &["moves", "--variant", "chess", "--fen", "W:W31:B1"],
         &["moves", "--variant", "english", "--fen", "W:W33:B1"],
         &["moves", "--variant", "english", "--fen", "W:W1:B20"],
         &["moves", "--variant", "english", "--fen", "garbage"],
-        &["perft", "--variant", "english", "--depth", "x"],
-        &["perft", "--variant", "english"],
+        &["probe", "--variant", "english", "--fen", "W:W18"],
         &[
-            "perft",
+            "play",
             "--variant",
             "english",
+            "--fen",
+            "W:W18",
             "--depth",
             "2",
-            "--threads",
-            "0",
         ],
-        &["frobnicate"],
     ];
     for args in cases {
         let out = damka(args);
@@ -115,4 +112,247 @@ fn bad_input_is_one_line_and_exit_code_2() {
     let out = damka(&["moves", "--variant", "english", "--fen", "W:W1:B20"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("white man on 1"), "{err}");
+    // A finished game (the side not to move has no pieces) is an illegal position to probe
+    // or search.
+    let out = damka(&["probe", "--variant", "english", "--fen", "W:W18"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("illegal position: black"), "{err}");
+}
+
+/// clap's whole message: what is missing or wrong, by name, its tips, the usage; exit code 2.
+#[test]
+fn argument_errors_are_clap_messages_in_full() {
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["moves", "--variant", "chess", "--fen", "W:W31:B1"],
+            &["chess", "--variant"],
+        ),
+        (
+            &["perft", "--variant", "english", "--depth", "x"],
+            &["'x'", "--depth"],
+        ),
+        (&["perft", "--variant", "english"], &["--depth <DEPTH>"]),
+        (
+            &[
+                "perft",
+                "--variant",
+                "english",
+                "--depth",
+                "2",
+                "--threads",
+                "0",
+            ],
+            &["--threads"],
+        ),
+        (
+            &["play", "--variant", "english"],
+            &["--depth <DEPTH>", "--time <TIME>"],
+        ),
+        (&["analys", "x.pdn"], &["similar subcommand", "'analyse'"]),
+        (&["frobnicate"], &["unrecognized subcommand 'frobnicate'"]),
+    ];
+    for (args, wanted) in cases {
+        let out = damka(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert!(err.contains("try '--help'"), "{args:?}: {err}");
+        for w in *wanted {
+            assert!(err.contains(w), "{args:?}: no {w} in {err}");
+        }
+    }
+    // The American spelling is the same subcommand.
+    let out = damka(&["analyze", "--help"]);
+    assert!(out.status.success());
+    assert!(
+        stdout(&out).contains("Usage: damka analyse"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+/// One spelling of the variants everywhere: `american` is English on the command line as in
+/// the Hub; the search depth has one range; perft and generate default to all cores; the
+/// Hub's default variant is said.
+#[test]
+fn variants_limits_and_defaults_agree() {
+    let english = damka(&["moves", "--variant", "english", "--fen", "B:W21-32:B1-12"]);
+    let american = damka(&["moves", "--variant", "american", "--fen", "B:W21-32:B1-12"]);
+    assert!(american.status.success());
+    assert_eq!(stdout(&american), stdout(&english));
+    assert_eq!(
+        damka::hub::parse_variant("american"),
+        Some(damka::Variant::English)
+    );
+    for args in [
+        &["play", "--variant", "english", "--depth", "65"][..],
+        &["analyse", "x.pdn", "--depth", "65"][..],
+    ] {
+        let out = damka(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("1..=64"),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    for command in ["perft", "generate"] {
+        let help = stdout(&damka(&[command, "--help"]));
+        assert!(help.contains("default: all cores"), "{command}: {help}");
+    }
+    let help = stdout(&damka(&["hub", "--help"]));
+    assert!(help.contains("[default: international]"), "{help}");
+}
+
+/// `--board` draws the position first, with the variant's square names on the edges.
+#[test]
+fn board_diagrams_on_moves_and_play() {
+    let out = damka(&[
+        "moves",
+        "--variant",
+        "russian",
+        "--fen",
+        "W:Wc3:Bd4,f6",
+        "--board",
+    ]);
+    assert_eq!(
+        stdout(&out),
+        "8     .   .   .   .\n\
+         7   .   .   .   .\n\
+         6     .   .   b   .\n\
+         5   .   .   .   .\n\
+         4     .   b   .   .\n\
+         3   .   w   .   .\n\
+         2     .   .   .   .\n\
+         1   .   .   .   .\n    \
+         a b c d e f g h\n\
+         white to move\n\
+         c3:e5:g7\n"
+    );
+    let out = damka(&["play", "--variant", "english", "--depth", "2", "--board"]);
+    assert!(out.status.success());
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[..9],
+        [
+            " 1     b   b   b   b   4",
+            " 5   b   b   b   b     8",
+            " 9     b   b   b   b  12",
+            "13   .   .   .   .    16",
+            "17     .   .   .   .  20",
+            "21   w   w   w   w    24",
+            "25     w   w   w   w  28",
+            "29   w   w   w   w    32",
+            "black to move",
+        ]
+    );
+    assert!(lines[9].starts_with("bestmove "), "{text}");
+}
+
+/// `generate` says what it builds in one unit: a line per job with its slices and
+/// positions, a summary of slices and jobs that adds up. `probe` outside the tables names the
+/// position's pieces and the command that builds them (exit code 1, a missing directory
+/// too); `probe --board` draws the position.
+#[test]
+fn generate_counts_agree_and_probe_says_what_to_build() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-tables");
+    let _ = std::fs::remove_dir_all(&dir);
+    let tables = dir.to_str().expect("utf-8 path");
+    let out = damka(&[
+        "generate",
+        "--variant",
+        "english",
+        "--pieces",
+        "3",
+        "--tables",
+        tables,
+    ]);
+    assert!(out.status.success());
+    let summary = stdout(&out);
+    let first = summary.lines().next().unwrap_or_default();
+    assert_eq!(
+        first, "slices 16 built in 9 jobs, 0 already done",
+        "{summary}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("built english "))
+        .collect();
+    assert_eq!(lines.len(), 9, "{err}");
+    let (mut slices, mut positions) = (0, 0);
+    for line in &lines {
+        let (_, rest) = line.split_once(": ").expect("built KEY: ...");
+        let words: Vec<&str> = rest.split([' ', ',']).filter(|w| !w.is_empty()).collect();
+        slices += words[0].parse::<u32>().expect(line);
+        assert!(
+            words[1].starts_with("slice") && words[3] == "positions",
+            "{line}"
+        );
+        positions += words[2].parse::<u64>().expect(line);
+    }
+    assert_eq!(slices, 16);
+    assert!(
+        summary.contains(&format!("\npositions {positions}\n")),
+        "{summary}"
+    );
+
+    let out = damka(&[
+        "probe",
+        "--variant",
+        "english",
+        "--fen",
+        "W:WK19:BK28,12",
+        "--tables",
+        tables,
+        "--board",
+    ]);
+    let text = stdout(&out);
+    assert!(text.starts_with(" 1     .   .   .   .   4\n"), "{text}");
+    assert!(text.contains("\n17     .   .   W   .  20\n"), "{text}");
+    assert!(
+        text.contains("\nwhite to move\nresult loss\ndtw 42\n"),
+        "{text}"
+    );
+
+    let out = damka(&[
+        "probe",
+        "--variant",
+        "english",
+        "--fen",
+        "W:WK19,K23:BK28,12",
+        "--tables",
+        tables,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("the position has 4 pieces (white 2 kings; black 1 man, 1 king)")
+            && err.contains("0211.wdl is not there")
+            && err.contains(&format!(
+                "`damka generate --variant english --pieces 4 --tables {tables}`"
+            )),
+        "{err}"
+    );
+    let missing = dir.join("none");
+    let missing = missing.to_str().expect("utf-8 path");
+    let out = damka(&[
+        "probe",
+        "--variant",
+        "english",
+        "--fen",
+        "W:WK19,K23:BK28,12",
+        "--tables",
+        missing,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("no tables directory {missing}")) && err.contains("--pieces 4"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

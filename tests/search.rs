@@ -506,7 +506,7 @@ fn play_command() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("\nscore win in 61\ndepth 0\n"), "{text}");
 
-    // Bad input: one line on stderr, exit code 2.
+    // Bad arguments: clap's message, exit code 2.
     for args in [
         &["play", "--variant", "english"][..],
         &[
@@ -521,27 +521,45 @@ fn play_command() {
         &["play", "--variant", "english", "--time", "0"],
         &["play", "--variant", "english", "--depth", "0"],
         &["play", "--variant", "chess", "--depth", "3"],
-        &[
-            "play",
-            "--variant",
-            "english",
-            "--fen",
-            "W:W99:B1",
-            "--depth",
-            "3",
-        ],
-        &[
-            "play",
-            "--variant",
-            "english",
-            "--tables",
-            "/nonexistent/tables",
-            "--depth",
-            "3",
-        ],
     ] {
         let out = damka(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.starts_with("error: ") && err.contains("--help"),
+            "{args:?}: {err}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+    // A bad position: one line, exit code 2; tables asked for and missing: one line, 1.
+    for (args, code) in [
+        (
+            &[
+                "play",
+                "--variant",
+                "english",
+                "--fen",
+                "W:W99:B1",
+                "--depth",
+                "3",
+            ][..],
+            2,
+        ),
+        (
+            &[
+                "play",
+                "--variant",
+                "english",
+                "--tables",
+                "/nonexistent/tables",
+                "--depth",
+                "3",
+            ],
+            1,
+        ),
+    ] {
+        let out = damka(args);
+        assert_eq!(out.status.code(), Some(code), "{args:?}");
         let err = String::from_utf8(out.stderr).unwrap();
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         assert!(out.stdout.is_empty());

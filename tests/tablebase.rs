@@ -139,6 +139,37 @@ fn first_position() {
     assert!(rated.windows(2).all(|w| w[0].outcome >= w[1].outcome));
 }
 
+/// Every position of `data/positions.txt` (which the README's examples use) has its stated
+/// result.
+#[test]
+fn data_positions_have_their_results() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/positions.txt");
+    let text = std::fs::read_to_string(&path).expect("data/positions.txt");
+    let mut checked = 0;
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let [variant, fen, result] = fields[..] else {
+            panic!("{line}: not `variant FEN result`")
+        };
+        let variant: Variant = variant.parse().expect(line);
+        let outcome = with_rules!(variant, R => {
+            let pos = parse_fen::<R>(fen).expect(line);
+            tables(variant).probe_dtw(&pos).expect(line)
+        });
+        let code = match outcome.wdl {
+            Wdl::Win => format!("W{}", outcome.dtw),
+            Wdl::Draw => "D".to_string(),
+            Wdl::Loss => format!("L{}", outcome.dtw),
+        };
+        assert_eq!(code, result, "{line}");
+        checked += 1;
+    }
+    assert!(checked >= 8, "{checked} positions");
+}
+
 #[test]
 fn english_king_against_king() {
     let tb = tables(Variant::English);

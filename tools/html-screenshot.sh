@@ -6,7 +6,7 @@
 #
 # Builds damka, builds the tables the sample needs into OUT_DIR/tables (English up to 4
 # pieces, International and Turkish up to 3; a few seconds), runs
-# `damka analyse tests/data/analyse/sample.pdn --html OUT_DIR/page.html`, then
+# `damka analyse data/games.pdn --html OUT_DIR/page.html`, then
 # `chromium --headless --screenshot=OUT_DIR/page.png`. Needs chromium
 # (Debian: apt-get install chromium).
 set -eu
@@ -23,7 +23,7 @@ mkdir -p "$out/tables"
 for spec in english:4 international:3 turkish:3; do
     "$damka" generate --quiet --variant "${spec%%:*}" --pieces "${spec##*:}" --tables "$out/tables" >/dev/null
 done
-"$damka" analyse tests/data/analyse/sample.pdn --tables "$out/tables" \
+"$damka" analyse data/games.pdn --tables "$out/tables" \
     -o "$out/sample.pdn" --json "$out/sample.json" --html "$out/page.html"
 "$chromium" --headless --no-sandbox --disable-gpu --hide-scrollbars \
     --screenshot="$out/page.png" --window-size=1200,2000 \

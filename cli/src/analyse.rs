@@ -12,17 +12,18 @@ use rayon::prelude::*;
 
 use damka::analyse::html::{Entry, page};
 use damka::analyse::{
-    AnalyseError, Analysis, SLOW_MARGIN, analyse_game, analyse_game_searched, annotate, game_json,
-    strip_annotations,
+    AnalyseError, Analysis, SLOW_MARGIN, analyse_game, analyse_game_searched, annotate,
+    annotate_unanalysed, game_json, strip_annotations,
 };
+use damka::pdn::gametype::game_type_name;
 use damka::pdn::{ReadGame, Reader, Replayer, Ruleset, write_game};
 use damka::rules::Color;
-use damka::search::{Engine, MAX_PLY};
+use damka::search::{Engine, MAX_DEPTH};
 use damka::tablebase::Tablebase;
 use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
 use damka::with_rules;
 
-use super::tables::{open, tables_dir};
+use super::tables::{open, slices, tables_dir};
 use super::{CliError, print_out};
 
 /// Arguments of `damka analyse`.
@@ -44,26 +45,39 @@ pub struct Args {
     /// Also write the analysis as JSON (an array, one object per game) to this file.
     #[arg(long)]
     json: Option<PathBuf>,
-    /// Also write a web page with the critical moments of every game (board diagrams) to
-    /// this file.
+    /// Also write a web page to this file: an index of the games that reach the tables or
+    /// have findings, and their critical moments with board diagrams.
     #[arg(long)]
     html: Option<PathBuf>,
+    /// On the web page, a section for every game, not only for the indexed ones.
+    #[arg(long, requires = "html")]
+    html_all: bool,
     /// A win kept more than this many plies slower than the best gets a note.
     #[arg(long, default_value_t = SLOW_MARGIN)]
     margin: u16,
     /// Search every position outside the tables from which a move is played this many plies
-    /// deep, and note the engine's evaluation (`[%eval]` comments, `evaluated` in the JSON).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_PLY as i64))]
+    /// deep (1 to 64, as `play`), and note the engine's evaluation (`[%eval]` comments,
+    /// `evaluated` in the JSON). Works without tables too.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_DEPTH)))]
     depth: Option<u32>,
 }
 
 /// The transposition table of each engine (one per worker thread), in MiB.
 const ENGINE_HASH_MB: usize = 16;
 
-/// A game read, normalized and ready to analyse, or why it cannot be.
-struct Item {
-    number: usize,
-    game: Result<(ReadGame, damka::Variant), String>,
+/// A game read and normalized, and what can be done with it.
+enum Item {
+    /// Under rules damka has: analysed (up to its first move that does not replay, if any;
+    /// `errors` are the replay's).
+    Analyse {
+        read: ReadGame,
+        variant: damka::Variant,
+        errors: Vec<String>,
+    },
+    /// Under rules damka does not have: written back without analysis.
+    Unsupported { read: ReadGame, number: u32 },
+    /// Not readable as a game at all.
+    Unreadable(String),
 }
 
 /// Per-file counts for the summary.
@@ -75,17 +89,34 @@ struct Summary {
     mistakes: BTreeMap<String, usize>,
     in_variations: usize,
     searched: usize,
+    /// Games under rules damka does not have, by GameType number.
+    unsupported: BTreeMap<u32, usize>,
 }
 
 /// Files with at least this many games get a progress bar (when stderr is a terminal).
 const PROGRESS_GAMES: usize = 20;
 
-/// A game analysed and annotated.
+/// A game analysed (in full or up to a move that does not replay) and annotated.
 struct Done {
     read: ReadGame,
     variant: damka::Variant,
     analysis: Analysis,
     json: String,
+}
+
+/// What became of one game.
+enum Outcome {
+    /// Analysed; `errors` say why it was analysed only in part.
+    Done(Box<Done>, Vec<String>),
+    /// Written back without analysis, for the reason given (an error when `error`).
+    Unanalysed {
+        read: ReadGame,
+        why: String,
+        error: bool,
+        unsupported: Option<u32>,
+    },
+    /// Not readable.
+    Unreadable(String),
 }
 
 /// Reads and normalizes every game of a file.
@@ -94,42 +125,103 @@ fn read_file(path: &Path, given: Option<Ruleset>) -> Result<Vec<Item>, CliError>
     let file = File::open(path).map_err(|e| CliError::input(format!("cannot read {name}: {e}")))?;
     let mut replayer = Replayer::new(given);
     let mut items = Vec::new();
-    for (i, read) in Reader::new(name, BufReader::new(file)).enumerate() {
-        let game = match read {
-            Err(e) => Err(e.to_string()),
+    for read in Reader::new(name, BufReader::new(file)) {
+        items.push(match read {
+            Err(e) => Item::Unreadable(e.to_string()),
             Ok(mut read) => {
                 strip_annotations(&mut read.game);
                 let replay = replayer.normalize(&mut read);
-                match (replay.ruleset, replay.errors.first()) {
-                    (_, Some(e)) => Err(e.to_string()),
-                    (Ruleset::Supported(v), None) => Ok((read, v)),
-                    (Ruleset::Unsupported(n), None) => {
-                        Err(format!("{}: rules {n} are not supported", read.origin))
-                    }
+                match replay.ruleset {
+                    Ruleset::Supported(variant) => Item::Analyse {
+                        read,
+                        variant,
+                        errors: replay.errors.iter().map(|e| e.to_string()).collect(),
+                    },
+                    Ruleset::Unsupported(number) => Item::Unsupported { read, number },
                 }
             }
-        };
-        items.push(Item {
-            number: i + 1,
-            game,
         });
     }
     Ok(items)
 }
 
+/// Rules damka does not have, said for people: `Frisian draughts (GameType 40)`.
+fn rules_name(number: u32) -> String {
+    match game_type_name(number) {
+        Some(name) => format!("{name} (GameType {number})"),
+        None => format!("GameType {number}"),
+    }
+}
+
 /// Analyses one game; with an engine and a depth, searches the positions outside the tables.
 fn analyse_one(
-    tb: &Tablebase,
+    tb: Option<&Tablebase>,
     read: &ReadGame,
     variant: damka::Variant,
     margin: u16,
     search: Option<(&mut Engine, u32)>,
 ) -> Result<Analysis, AnalyseError> {
-    match search {
-        None => with_rules!(variant, R => analyse_game::<R>(tb, &read.game, margin)),
-        Some((engine, depth)) => with_rules!(variant, R => {
+    match (search, tb) {
+        (None, Some(tb)) => with_rules!(variant, R => analyse_game::<R>(tb, &read.game, margin)),
+        (None, None) => Ok(Analysis::default()),
+        (Some((engine, depth)), tb) => with_rules!(variant, R => {
             analyse_game_searched::<R>(tb, &read.game, margin, engine, depth)
         }),
+    }
+}
+
+/// Analyses and annotates one game.
+fn process(
+    tb: Option<&Tablebase>,
+    args: &Args,
+    name: &str,
+    number: usize,
+    item: Item,
+    engine: &mut Option<Engine>,
+) -> Outcome {
+    let (mut read, variant, errors) = match item {
+        Item::Unreadable(e) => return Outcome::Unreadable(e),
+        Item::Unsupported { mut read, number } => {
+            let why = format!("{} is not supported", rules_name(number));
+            annotate_unanalysed(&mut read.game, &why);
+            return Outcome::Unanalysed {
+                read,
+                why,
+                error: false,
+                unsupported: Some(number),
+            };
+        }
+        Item::Analyse {
+            read,
+            variant,
+            errors,
+        } => (read, variant, errors),
+    };
+    let search = engine.as_mut().zip(args.depth);
+    match analyse_one(tb, &read, variant, args.margin, search) {
+        Ok(analysis) => {
+            let json = game_json(name, number, &read.game, &analysis);
+            annotate(&mut read.game, &analysis);
+            Outcome::Done(
+                Box::new(Done {
+                    read,
+                    variant,
+                    analysis,
+                    json,
+                }),
+                errors,
+            )
+        }
+        Err(e) => {
+            let why = e.to_string();
+            annotate_unanalysed(&mut read.game, &why);
+            Outcome::Unanalysed {
+                why: format!("{}: {why}", read.origin),
+                read,
+                error: true,
+                unsupported: None,
+            }
+        }
     }
 }
 
@@ -179,23 +271,78 @@ fn progress_bar(name: &str, games: usize) -> ProgressBar {
     bar
 }
 
+/// The tables `analyse` uses: those under the directory; none, with a warning, when there is
+/// no directory and the engine searches (`--depth`); an error otherwise.
+fn tables(args: &Args) -> Result<Option<Arc<Tablebase>>, CliError> {
+    let dir = tables_dir(&args.tables);
+    if !dir.is_dir() && args.depth.is_some() {
+        eprintln!(
+            "warning: no tables directory {}: no verdicts, engine evaluations only",
+            dir.display()
+        );
+        return Ok(None);
+    }
+    if !dir.is_dir() {
+        return Err(CliError {
+            message: format!(
+                "no tables directory {}: build tables with `damka generate --variant V \
+                 --pieces N --tables {}`, or give --depth N to search without them",
+                dir.display(),
+                dir.display()
+            ),
+            code: 1,
+        });
+    }
+    Ok(Some(Arc::new(open(&dir, DEFAULT_CACHE_BYTES)?)))
+}
+
+/// Warns, once per variant, when the tables directory holds no tables of a variant that
+/// games of `items` are played under.
+fn warn_missing_tables(tb: Option<&Tablebase>, items: &[Item], warned: &mut Vec<damka::Variant>) {
+    let Some(tb) = tb else { return };
+    for item in items {
+        let Item::Analyse { variant, .. } = item else {
+            continue;
+        };
+        if warned.contains(variant) {
+            continue;
+        }
+        warned.push(*variant);
+        if slices(tb.dir(), *variant).is_ok_and(|s| !s.is_empty()) {
+            continue;
+        }
+        let games = items
+            .iter()
+            .filter(|i| matches!(i, Item::Analyse { variant: v, .. } if v == variant))
+            .count();
+        eprintln!(
+            "warning: no {variant} tables in {}: its {variant} games ({games} in this file) \
+             get no verdicts; build them with `damka generate --variant {variant} --pieces N \
+             --tables {}`",
+            tb.dir().display(),
+            tb.dir().display()
+        );
+    }
+}
+
 /// Runs `damka analyse`.
 pub fn run(args: Args) -> Result<(), CliError> {
-    let tb = Arc::new(open(&tables_dir(&args.tables), DEFAULT_CACHE_BYTES)?);
+    let tb = tables(&args)?;
     // One engine per worker, probing the same tables, when searching.
     let engine = || {
         args.depth.map(|_| {
             let mut engine = Engine::new(ENGINE_HASH_MB);
-            engine.set_tables(Some(Arc::clone(&tb)));
+            engine.set_tables(tb.clone());
             engine.set_conditional_probes(false);
             engine
         })
     };
     let mut pdn = String::new();
     let mut json = Vec::new();
-    let mut done: Vec<(String, usize, Done)> = Vec::new();
+    let mut done: Vec<(String, usize, Box<Done>)> = Vec::new();
     let mut failed = 0;
     let mut unreadable = 0;
+    let mut warned = Vec::new();
     for path in &args.files {
         let items = match read_file(path, args.variant) {
             Ok(items) => items,
@@ -205,41 +352,58 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 continue;
             }
         };
+        warn_missing_tables(tb.as_deref(), &items, &mut warned);
         let name = path.display().to_string();
         let bar = progress_bar(&name, items.len());
         let results: Vec<_> = items
             .into_par_iter()
-            .map_init(engine, |engine, item| {
-                let out = item.game.and_then(|(mut read, variant)| {
-                    let search = engine.as_mut().zip(args.depth);
-                    let analysis = analyse_one(&tb, &read, variant, args.margin, search)
-                        .map_err(|e| format!("{}: {e}", read.origin))?;
-                    let json = game_json(&name, item.number, &read.game, &analysis);
-                    annotate(&mut read.game, &analysis);
-                    Ok(Done {
-                        read,
-                        variant,
-                        analysis,
-                        json,
-                    })
-                });
+            .enumerate()
+            .map_init(engine, |engine, (i, item)| {
+                let out = process(tb.as_deref(), &args, &name, i + 1, item, engine);
                 bar.inc(1);
-                (item.number, out)
+                (i + 1, out)
             })
             .collect();
         bar.finish_and_clear();
-        for damage in tb.take_damage() {
+        for damage in tb.iter().flat_map(|tb| tb.take_damage()) {
             eprintln!("warning: {damage}; analysed without it");
         }
         let mut summary = Summary::default();
+        let mut write = |game: &damka::pdn::Game| {
+            if !pdn.is_empty() {
+                pdn.push('\n');
+            }
+            pdn.push_str(&write_game(game));
+        };
         for (number, out) in results {
             summary.games += 1;
             match out {
-                Err(e) => {
-                    eprintln!("error: {e} (skipped)");
+                Outcome::Unreadable(e) => {
+                    eprintln!("error: {e} (not readable: left out of the output)");
                     summary.failed += 1;
                 }
-                Ok(mut game) => {
+                Outcome::Unanalysed {
+                    read,
+                    why,
+                    error,
+                    unsupported,
+                } => {
+                    if error {
+                        eprintln!("error: {why} (written without analysis)");
+                    }
+                    if let Some(n) = unsupported {
+                        *summary.unsupported.entry(n).or_default() += 1;
+                    }
+                    summary.failed += 1;
+                    write(&read.game);
+                }
+                Outcome::Done(game, errors) => {
+                    if let Some(e) = errors.first() {
+                        eprintln!("error: {e} (analysed up to it)");
+                    }
+                    if !errors.is_empty() || !game.analysis.stops.is_empty() {
+                        summary.failed += 1;
+                    }
                     if game.analysis.reaches_tables() {
                         summary.reaching += 1;
                     }
@@ -252,10 +416,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
                     summary.in_variations +=
                         game.analysis.mistakes().filter(|p| p.depth > 0).count();
                     summary.searched += game.analysis.evaluated.len();
-                    if !pdn.is_empty() {
-                        pdn.push('\n');
-                    }
-                    pdn.push_str(&write_game(&game.read.game));
+                    write(&game.read.game);
+                    let mut game = game;
                     if args.json.is_some() {
                         json.push(std::mem::take(&mut game.json));
                     }
@@ -264,6 +426,13 @@ pub fn run(args: Args) -> Result<(), CliError> {
                     }
                 }
             }
+        }
+        for (number, games) in &summary.unsupported {
+            eprintln!(
+                "warning: {name}: {games} game(s) under {}, which damka has no rules for: \
+                 written without analysis",
+                rules_name(*number)
+            );
         }
         let mistakes: Vec<String> = summary
             .mistakes
@@ -313,7 +482,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
         let names: Vec<String> = args.files.iter().map(|f| f.display().to_string()).collect();
         write_file(
             path,
-            &page(&format!("Analysis of {}", names.join(", ")), &entries),
+            &page(
+                &format!("Analysis of {}", names.join(", ")),
+                &entries,
+                args.html_all,
+            ),
         )?;
     }
     if unreadable > 0 {
@@ -323,7 +496,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     }
     if failed > 0 {
         return Err(CliError {
-            message: format!("{failed} game(s) could not be analysed"),
+            message: format!("{failed} game(s) could not be analysed to the end"),
             code: 1,
         });
     }

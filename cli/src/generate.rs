@@ -90,6 +90,7 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
     let tb = open(&dir, BUILD_CACHE_BYTES)?;
     let start = Instant::now();
     let mut reports: Vec<SliceReport> = Vec::new();
+    let mut built_jobs = 0;
     for job in &jobs {
         if job_done(&dir, R::VARIANT, job) {
             reports.extend(job.slices.iter().map(|&m| SliceReport {
@@ -101,7 +102,12 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
             }));
             continue;
         }
-        let bar = progress_bar(args.quiet, job);
+        let positions: u64 = job
+            .slices
+            .iter()
+            .map(|&m| SliceIndex::<R>::new(m).size())
+            .sum();
+        let bar = progress_bar(args.quiet, job, positions);
         let job_start = Instant::now();
         let built = pool
             .install(|| build_job::<R>(job, &tb, &Bar(bar.clone(), slice_names(job))))
@@ -113,15 +119,21 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
         if !args.quiet {
             let n: u64 = built.iter().map(|r| r.positions).sum();
             eprintln!(
-                "built {} {}: {n} positions in {:.2} s",
+                "built {} {}: {}, {n} positions in {:.2} s",
                 R::VARIANT,
                 slice_names(job),
+                slices_count(built.len()),
                 job_start.elapsed().as_secs_f64()
             );
         }
+        built_jobs += 1;
         reports.extend(built);
     }
-    print_out(&summary(&reports, start.elapsed().as_secs_f64()))
+    print_out(&summary(
+        &reports,
+        built_jobs,
+        start.elapsed().as_secs_f64(),
+    ))
 }
 
 /// Honours [`FAIL_SLICE_VAR`] (a test hook).
@@ -168,17 +180,27 @@ impl Progress for Bar {
     }
 }
 
-fn progress_bar(quiet: bool, job: &SliceJob) -> ProgressBar {
+/// `1 slice`, `2 slices`.
+fn slices_count(n: usize) -> String {
+    match n {
+        1 => "1 slice".to_string(),
+        n => format!("{n} slices"),
+    }
+}
+
+/// The bar of a job of `positions` positions. The generator counts its own units of work
+/// (each position once per pass), so the bar shows a share, and the message the positions.
+fn progress_bar(quiet: bool, job: &SliceJob, positions: u64) -> ProgressBar {
     let bar = ProgressBar::new(0);
     if quiet {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
     bar.set_style(
-        ProgressStyle::with_template("{msg:>22} [{bar:40}] {pos}/{len} positions, eta {eta}")
+        ProgressStyle::with_template("{msg} [{bar:40}] {percent:>3}%, eta {eta}")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
-    bar.set_message(slice_names(job));
+    bar.set_message(format!("{} ({positions} positions)", slice_names(job)));
     bar
 }
 
@@ -228,13 +250,16 @@ fn plan_total(jobs: &[SliceJob], estimates: &[Estimate]) -> Option<String> {
     Some(line)
 }
 
-fn summary(reports: &[SliceReport], seconds: f64) -> String {
+/// The closing lines of a build: slices (and the jobs that built them, a slice with its twin
+/// each), positions, time, bytes.
+fn summary(reports: &[SliceReport], jobs: usize, seconds: f64) -> String {
     let built: Vec<&SliceReport> = reports.iter().filter(|r| !r.skipped).collect();
     let positions: u64 = built.iter().map(|r| r.positions).sum();
     let wdl: u64 = built.iter().map(|r| r.wdl_bytes).sum();
     let dtw: u64 = built.iter().map(|r| r.dtw_bytes).sum();
     format!(
-        "slices {} built, {} already done\npositions {positions}\nseconds {seconds:.2}\n\
+        "slices {} built in {jobs} jobs, {} already done\npositions {positions}\nseconds \
+         {seconds:.2}\n\
          positions per second {:.0}\nbytes {} (win/draw/loss {wdl}, distance {dtw})\n\
          positions per byte {:.1} (win/draw/loss {:.1})\n",
         built.len(),

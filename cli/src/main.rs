@@ -48,11 +48,27 @@ pub struct PositionArgs {
     /// The position, as FEN (`W:W31,32:B1,2`).
     #[arg(long)]
     pub fen: String,
+    /// First print the board as a text diagram (White's side, the square names on the
+    /// edges).
+    #[arg(long)]
+    pub board: bool,
 }
 
 /// Reads a FEN given on the command line; a bad one is an input error.
 pub fn read_fen<R: damka::Rules>(fen: &str) -> Result<damka::Position<R>, CliError> {
     damka::notation::parse_fen::<R>(fen).map_err(|e| CliError::input(format!("bad FEN: {e}")))
+}
+
+/// Refuses a position whose side not to move has no pieces: the game ended with the move
+/// before, so there is nothing to probe or search (an illegal position, exit code 2).
+pub fn finished_game<R: damka::Rules>(pos: &damka::Position<R>) -> Result<(), CliError> {
+    let other = pos.side_to_move().opponent();
+    match pos.pieces(other).is_empty() {
+        true => Err(CliError::input(format!(
+            "illegal position: {other}, not to move, has no pieces (the game is over)"
+        ))),
+        false => Ok(()),
+    }
 }
 
 /// Writes `text` to stdout. A closed pipe (`damka moves ... | head`) is not an error.
@@ -96,6 +112,7 @@ enum Command {
     /// What the tables directory holds.
     Info(info::Args),
     /// Annotate PDN games with perfect-play verdicts from the tables.
+    #[command(visible_alias = "analyze")]
     Analyse(analyse::Args),
     /// Build the tables on a Slurm cluster, one job per slice, and follow the build.
     Cluster(cluster::Args),
@@ -112,23 +129,9 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            use clap::error::ErrorKind;
-            if matches!(
-                e.kind(),
-                ErrorKind::DisplayHelp
-                    | ErrorKind::DisplayVersion
-                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-            ) {
-                let _ = e.print();
-                return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
-            }
-            let text = e.render().to_string();
-            let line = text
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("invalid arguments");
-            eprintln!("{line}");
-            return ExitCode::from(2);
+            // clap's whole message: what is wrong, the argument names, its tips and the usage.
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
     let result = match cli.command {

@@ -1,5 +1,6 @@
 //! `damka moves`: the legal moves of a position, one per line.
 
+use damka::notation::diagram::text_diagram;
 use damka::notation::movetext::{captured_text, full_path_text, sort_moves};
 use damka::rules::{Rules, legal_moves};
 use damka::with_rules;
@@ -25,7 +26,10 @@ fn list<R: Rules>(args: &Args) -> Result<(), CliError> {
     let moves = legal_moves(&pos);
     let mut sorted: Vec<_> = moves.iter().collect();
     sort_moves(R::VARIANT, &mut sorted);
-    let mut out = String::new();
+    let mut out = match args.position.board {
+        true => text_diagram(&pos),
+        false => String::new(),
+    };
     for mv in sorted {
         out.push_str(&full_path_text(R::VARIANT, mv));
         if args.captures && mv.mv.is_capture() {

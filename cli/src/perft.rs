@@ -23,9 +23,10 @@ pub struct Args {
     /// Print the leaf count under each root move.
     #[arg(long)]
     divide: bool,
-    /// Threads (root moves are shared among them); 1 runs single-threaded.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
-    threads: u32,
+    /// Threads (root moves are shared among them; default: all cores, as `generate`); 1 runs
+    /// single-threaded.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -37,14 +38,17 @@ fn count<R: Rules>(args: &Args) -> Result<(), CliError> {
         Some(fen) => read_fen::<R>(fen)?,
         None => Position::<R>::initial(),
     };
+    let threads = args
+        .threads
+        .map_or_else(rayon::current_num_threads, |t| t as usize);
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads as usize)
+        .num_threads(threads)
         .build()
         .map_err(|e| CliError {
             message: format!("cannot start threads: {e}"),
             code: 1,
         })?;
-    let parallel = args.threads > 1;
+    let parallel = threads > 1;
     let start = Instant::now();
     let mut out = String::new();
     let nodes = if args.depth > 0 && (args.divide || parallel) {

@@ -5,14 +5,15 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+use damka::notation::diagram::text_diagram;
 use damka::rules::{Position, Rules};
-use damka::search::{Engine, Limits, draw, line_text};
+use damka::search::{Engine, Limits, MAX_DEPTH, draw, line_text};
 use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
 use damka::tablebase::{Tablebase, Wdl};
 use damka::with_rules;
 
 use super::tables::{open, tables_dir};
-use super::{CliError, print_out, read_fen};
+use super::{CliError, finished_game, print_out, read_fen};
 
 /// Arguments of `damka play`.
 #[derive(clap::Args)]
@@ -27,8 +28,8 @@ pub struct Args {
     /// Tables directory (default: $DAMKA_TABLES, else `tables`; none there: play without).
     #[arg(long)]
     tables: Option<PathBuf>,
-    /// Search this many plies deep.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    /// Search this many plies deep (1 to 64).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_DEPTH)))]
     depth: Option<u32>,
     /// Search for this many seconds.
     #[arg(long, value_parser = parse_seconds)]
@@ -36,6 +37,10 @@ pub struct Args {
     /// Transposition table size in MiB.
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=65536))]
     hash: u32,
+    /// First print the board as a text diagram (White's side, the square names on the
+    /// edges).
+    #[arg(long)]
+    board: bool,
 }
 
 fn parse_seconds(text: &str) -> Result<Duration, String> {
@@ -59,6 +64,7 @@ fn play<R: Rules>(args: &Args) -> Result<(), CliError> {
         Some(fen) => read_fen::<R>(fen)?,
         None => Position::<R>::initial(),
     };
+    finished_game(&pos)?;
     let dir = tables_dir(&args.tables);
     let tables = if args.tables.is_some() || dir.is_dir() {
         Some(Arc::new(open(&dir, DEFAULT_CACHE_BYTES)?))
@@ -92,13 +98,17 @@ fn play<R: Rules>(args: &Args) -> Result<(), CliError> {
     } else {
         0
     };
-    let mut out = format!(
+    let mut out = match args.board {
+        true => text_diagram(&pos),
+        false => String::new(),
+    };
+    out.push_str(&format!(
         "bestmove {best}\nscore {}\ndepth {}\nnodes {}\ntime {secs:.3}\nnps {nps}\npv {}\n",
         info.score,
         info.depth,
         info.nodes,
         line.join(" ")
-    );
+    ));
     if let Some(note) = note {
         out.push_str(&note);
     }

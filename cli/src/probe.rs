@@ -1,15 +1,16 @@
 //! `damka probe`: the perfect-play result of a position and of each of its moves.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use damka::notation::diagram::text_diagram;
 use damka::notation::move_text;
-use damka::rules::Rules;
-use damka::tablebase::Wdl;
+use damka::rules::{Position, Rules};
 use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
+use damka::tablebase::{ProbeError, TableError, Wdl};
 use damka::with_rules;
 
-use super::tables::{open, tables_dir};
-use super::{CliError, PositionArgs, print_out, read_fen};
+use super::tables::{generate_command, material_text, open, tables_dir};
+use super::{CliError, PositionArgs, finished_game, print_out, read_fen};
 
 /// Arguments of `damka probe`.
 #[derive(clap::Args)]
@@ -25,17 +26,47 @@ pub fn run(args: Args) -> Result<(), CliError> {
     with_rules!(args.position.variant, R => probe::<R>(&args))
 }
 
+/// Why a probe failed, for people: a table the position needs that is not there names the
+/// position's pieces and the command that builds it (exit code 1, as a damaged table).
+fn probe_error<R: Rules>(e: ProbeError, pos: &Position<R>, dir: &Path) -> CliError {
+    let message = match e {
+        ProbeError::Table(TableError::Missing(path)) => format!(
+            "the position has {}, and {} is not there: build the tables with `{}`",
+            material_text(pos),
+            path.display(),
+            generate_command(R::VARIANT, pos.occupied().count(), dir)
+        ),
+        e => e.to_string(),
+    };
+    CliError { message, code: 1 }
+}
+
 fn probe<R: Rules>(args: &Args) -> Result<(), CliError> {
     let pos = read_fen::<R>(&args.position.fen)?;
-    let tb = open(&tables_dir(&args.tables), DEFAULT_CACHE_BYTES)?;
-    let failed = |e: damka::tablebase::ProbeError| CliError {
-        message: e.to_string(),
-        code: 1,
-    };
-    let outcome = tb.probe_dtw(&pos).map_err(failed)?;
-    let rated = tb.rated_moves(&pos).map_err(failed)?;
+    finished_game(&pos)?;
+    let dir = tables_dir(&args.tables);
+    if !dir.is_dir() {
+        return Err(CliError {
+            message: format!(
+                "no tables directory {}: the position has {}; build the tables with `{}`",
+                dir.display(),
+                material_text(&pos),
+                generate_command(R::VARIANT, pos.occupied().count(), &dir)
+            ),
+            code: 1,
+        });
+    }
+    let tb = open(&dir, DEFAULT_CACHE_BYTES)?;
+    let outcome = tb.probe_dtw(&pos).map_err(|e| probe_error(e, &pos, &dir))?;
+    let rated = tb
+        .rated_moves(&pos)
+        .map_err(|e| probe_error(e, &pos, &dir))?;
     let legal: Vec<_> = rated.iter().map(|r| r.mv.clone()).collect();
-    let mut out = format!("result {}\n", outcome.wdl);
+    let mut out = match args.position.board {
+        true => text_diagram(&pos),
+        false => String::new(),
+    };
+    out.push_str(&format!("result {}\n", outcome.wdl));
     if outcome.wdl != Wdl::Draw {
         out.push_str(&format!("dtw {}\n", outcome.dtw));
     }

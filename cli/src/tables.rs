@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use damka::Variant;
+use damka::rules::{Color, Position, Rules};
 use damka::tablebase::{FileKind, Material, Tablebase};
 
 use super::CliError;
@@ -14,12 +15,60 @@ pub fn tables_dir(arg: &Option<PathBuf>) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("tables"))
 }
 
-/// Opens the tables under `dir`, or says clearly that there are none.
+/// Opens the tables under `dir`, or says clearly that there are none (exit code 1, as for
+/// every table a command needs and does not find).
 pub fn open(dir: &Path, cache_bytes: usize) -> Result<Tablebase, CliError> {
+    if !dir.is_dir() {
+        return Err(CliError {
+            message: format!(
+                "no tables directory {} (build tables with `damka generate --variant V \
+                 --pieces N --tables {}`)",
+                dir.display(),
+                dir.display()
+            ),
+            code: 1,
+        });
+    }
     Tablebase::with_cache(dir, cache_bytes).map_err(|e| CliError {
-        message: format!("{e} (build tables with `damka generate`)"),
-        code: 2,
+        message: e.to_string(),
+        code: 1,
     })
+}
+
+/// The command that builds the tables of `variant` up to `pieces` pieces into `dir`.
+pub fn generate_command(variant: Variant, pieces: u32, dir: &Path) -> String {
+    format!(
+        "damka generate --variant {variant} --pieces {pieces} --tables {}",
+        dir.display()
+    )
+}
+
+/// The pieces of a position for people: `6 pieces (white 2 men, 1 king; black 3 men)`.
+pub fn material_text<R: Rules>(pos: &Position<R>) -> String {
+    let side = |c: Color| {
+        let count = |n: u32, one: &str, many: &str| match n {
+            0 => None,
+            1 => Some(format!("1 {one}")),
+            n => Some(format!("{n} {many}")),
+        };
+        let parts: Vec<String> = [
+            count(pos.men_of(c).count(), "man", "men"),
+            count(pos.kings_of(c).count(), "king", "kings"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        match parts.is_empty() {
+            true => format!("{c} none"),
+            false => format!("{c} {}", parts.join(", ")),
+        }
+    };
+    format!(
+        "{} pieces ({}; {})",
+        pos.occupied().count(),
+        side(Color::White),
+        side(Color::Black)
+    )
 }
 
 /// The variants with a directory under `dir`, or just `only`.

@@ -1,14 +1,18 @@
 //! The analysis as one self-contained web page: inline CSS and SVG diagrams, nothing loaded
 //! from elsewhere.
 //!
-//! Per game a header (number, players, event, date, result as played, the theoretical result
-//! at the first table position) and a table of the critical moments: for each mistake (main
-//! line and variations) the move number, a diagram of the position before it with the move
-//! that led there marked, the move played with what it did, and the best moves with the
-//! result they keep and the perfect-play line.
+//! The page starts with an index of the games that reach the tables or have findings (a
+//! mistake, a win kept more slowly than the best, a move that does not replay), each linked
+//! to its section. Per game a header (number, players, event, date, result as played, the
+//! theoretical result at the first table position), the moves that could not be replayed,
+//! and a table of the critical moments: for each mistake and each slower win (main line and
+//! variations) the move number, a diagram of the position before it with the move that led
+//! there marked, the move played with what it did, and the best moves with the result they
+//! keep and, for a mistake, the perfect-play line. Only the indexed games get a section,
+//! unless the page is asked for every game.
 
 use super::svg::{diagram, escape};
-use super::{Analysis, Class, Ply};
+use super::{Analysis, Class, Ply, Stop};
 use crate::notation::parse_fen;
 use crate::pdn::Game;
 use crate::rules::{Color, Variant};
@@ -48,36 +52,104 @@ table.moments th{background:#f0ede6}\
 white-space:nowrap}\
 td.board{width:1%}\
 .bad{color:#b00020}\
+.slow{color:#8a6d00}\
 .good{color:#0a6b2d}\
 .line{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.85em;color:#555;\
 margin-top:6px}\
 .line span{white-space:nowrap}\
+table.index{border-collapse:collapse;margin:8px 0 16px}\
+table.index th,table.index td{border:1px solid #ddd;padding:3px 8px;text-align:left}\
+table.index th{background:#f0ede6}\
+.stop{color:#8a4b00;margin:2px 0}\
 .tag{display:inline-block;font-size:.75em;background:#eee;border-radius:3px;padding:0 4px;\
 color:#555;white-space:nowrap;font-weight:400;font-family:system-ui,sans-serif}\
 svg.board{display:block}";
 
-/// The page for every game of a run, titled `title`.
-pub fn page(title: &str, entries: &[Entry]) -> String {
+impl Entry<'_> {
+    /// Whether the game is in the index: it reaches the tables or has findings.
+    pub fn indexed(&self) -> bool {
+        self.analysis.reaches_tables() || self.analysis.has_findings()
+    }
+}
+
+/// The page of a run's games, titled `title`: an index of the games that reach the tables
+/// or have findings, then a section for each of them, or for every game with `all`.
+pub fn page(title: &str, entries: &[Entry], all: bool) -> String {
     let reaching = entries
         .iter()
         .filter(|e| e.analysis.reaches_tables())
         .count();
     let mistakes: usize = entries.iter().map(|e| e.analysis.mistakes().count()).sum();
+    let slower: usize = entries.iter().map(|e| e.analysis.slower().count()).sum();
+    let stopped = entries
+        .iter()
+        .filter(|e| !e.analysis.stops.is_empty())
+        .count();
+    let indexed: Vec<(usize, &Entry)> = entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.indexed())
+        .collect();
+    let shown = match all {
+        true => "Every game has a section below.".to_string(),
+        false => format!(
+            "The {} games listed have a section below; the others are left out (damka \
+             analyse --html-all shows every game).",
+            indexed.len()
+        ),
+    };
     let mut out = format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n\
-         <p class=\"summary\">Games {}, reaching the tables {reaching}, mistakes {mistakes}. \
-         Verdicts from the endgame tables by {}.</p>\n",
+         <p class=\"summary\">Games {}, reaching the tables {reaching}, mistakes {mistakes}, \
+         slower wins {slower}, not replayed to the end {stopped}. Verdicts from the endgame \
+         tables by {}. {shown}</p>\n",
         escape(title),
         escape(title),
         entries.len(),
         escape(&super::annotator())
     );
-    for entry in entries {
-        game_section(&mut out, entry);
+    index(&mut out, &indexed);
+    for (i, entry) in entries.iter().enumerate() {
+        if all || entry.indexed() {
+            game_section(&mut out, i, entry);
+        }
     }
     out.push_str("</body>\n</html>\n");
     out
+}
+
+/// The index: one row per game that reaches the tables or has findings, linked to its
+/// section.
+fn index(out: &mut String, indexed: &[(usize, &Entry)]) {
+    if indexed.is_empty() {
+        out.push_str("<p class=\"note\">No game reaches the tables or has findings.</p>\n");
+        return;
+    }
+    out.push_str(
+        "<table class=\"index\">\n<thead><tr><th>Game</th><th>White</th><th>Black</th>\
+         <th>Result</th><th>Theoretical result</th><th>Mistakes</th><th>Slower wins</th>\
+         <th>Not replayed</th></tr></thead>\n<tbody>\n",
+    );
+    for (i, e) in indexed {
+        let theory = match &e.analysis.first {
+            Some((_, side, outcome)) => result_words(*side, *outcome),
+            None => "&ndash;".to_string(),
+        };
+        out.push_str(&format!(
+            "<tr><td><a href=\"#g{i}\">{} {}</a></td><td>{}</td><td>{}</td><td>{}</td>\
+             <td>{theory}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+            escape(e.file),
+            e.number,
+            escape(tag(e.game, "White").unwrap_or("?")),
+            escape(tag(e.game, "Black").unwrap_or("?")),
+            escape(e.game.result_text().unwrap_or("*")),
+            e.analysis.mistakes().count(),
+            e.analysis.slower().count(),
+            e.analysis.stops.len()
+        ));
+    }
+    out.push_str("</tbody>\n</table>\n");
 }
 
 fn tag<'a>(game: &'a Game, name: &str) -> Option<&'a str> {
@@ -106,12 +178,12 @@ fn result_words(side: Color, o: Outcome) -> String {
     }
 }
 
-fn game_section(out: &mut String, e: &Entry) {
+fn game_section(out: &mut String, i: usize, e: &Entry) {
     let game = e.game;
     let white = tag(game, "White").unwrap_or("?");
     let black = tag(game, "Black").unwrap_or("?");
     out.push_str(&format!(
-        "<section class=\"game\">\n<h2>Game {}: {} &ndash; {}</h2>\n",
+        "<section class=\"game\" id=\"g{i}\">\n<h2>Game {}: {} &ndash; {}</h2>\n",
         e.number,
         escape(white),
         escape(black)
@@ -131,6 +203,9 @@ fn game_section(out: &mut String, e: &Entry) {
         "<p class=\"meta\">{}</p>\n",
         meta.join(" &middot; ")
     ));
+    for stop in &e.analysis.stops {
+        stop_note(out, stop);
+    }
     let Some((_, side, outcome)) = &e.analysis.first else {
         out.push_str(
             "<p class=\"note\">No position of this game is in the tables.</p>\n</section>\n",
@@ -150,8 +225,13 @@ fn game_section(out: &mut String, e: &Entry) {
         capitalized(*side),
         result_words(*side, *outcome)
     ));
-    let mistakes: Vec<&Ply> = e.analysis.mistakes().collect();
-    if mistakes.is_empty() {
+    let moments: Vec<&Ply> = e
+        .analysis
+        .plies
+        .iter()
+        .filter(|p| p.class.is_mistake() || p.class == Class::Slower)
+        .collect();
+    if moments.is_empty() {
         out.push_str(
             "<p class=\"note\">No mistakes: every move from a table position kept its \
              result.</p>\n</section>\n",
@@ -162,7 +242,7 @@ fn game_section(out: &mut String, e: &Entry) {
         "<table class=\"moments\">\n<thead><tr><th>Move</th><th>Position before the move\
          </th><th>Played</th><th>Best</th></tr></thead>\n<tbody>\n",
     );
-    for ply in mistakes {
+    for ply in moments {
         moment(out, e.variant, ply);
     }
     out.push_str("</tbody>\n</table>\n</section>\n");
@@ -182,7 +262,13 @@ fn moment(out: &mut String, variant: Variant, ply: &Ply) {
         Class::WinToDraw => "Win &rarr; Draw",
         Class::WinToLoss => "Win &rarr; Loss",
         Class::DrawToLoss => "Draw &rarr; Loss",
+        Class::Slower => "Still wins, but slower",
         _ => "",
+    };
+    let played_class = if ply.class.is_mistake() {
+        "bad"
+    } else {
+        "slow"
     };
     let line: Vec<String> = ply
         .line
@@ -192,7 +278,7 @@ fn moment(out: &mut String, variant: Variant, ply: &Ply) {
     out.push_str(&format!(
         "<tr><td class=\"mv\">{}<br><span class=\"tag\">{} to move</span>{variation}</td>\
          <td class=\"board\">{board}</td>\
-         <td><span class=\"mv bad\">{}{}</span><br>{change}<br>{}</td>\
+         <td><span class=\"mv {played_class}\">{}{}</span><br>{change}<br>{}</td>\
          <td><span class=\"mv good\">{}</span><br>{}<div class=\"line\">{}</div></td></tr>\n",
         ply.number,
         capitalized(ply.side),
@@ -202,6 +288,21 @@ fn moment(out: &mut String, variant: Variant, ply: &Ply) {
         escape(&ply.best.join(", ")),
         result_words(ply.side, ply.before),
         line.join(" ")
+    ));
+}
+
+/// The note on a move that does not replay.
+fn stop_note(out: &mut String, stop: &Stop) {
+    let variation = if stop.depth > 0 {
+        " (in a variation)"
+    } else {
+        ""
+    };
+    out.push_str(&format!(
+        "<p class=\"stop\">Not analysed from move {} {}{variation}: {}.</p>\n",
+        stop.number,
+        escape(&stop.played),
+        escape(&stop.why)
     ));
 }
 

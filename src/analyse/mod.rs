@@ -162,6 +162,43 @@ pub struct Evaluated {
     pub eval: EngineEval,
 }
 
+/// A move of the game that does not replay (illegal or ambiguous): the analysis of its line
+/// stops there (the moves after it and the variations hanging from them are not analysed),
+/// as [`Replayer`](crate::pdn::Replayer) stops replaying it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stop {
+    /// The move's position among the moves of the game in tree order (see
+    /// [`Analysis::before`]).
+    pub index: usize,
+    /// 0 in the main line, 1 in a variation of it, and so on.
+    pub depth: usize,
+    /// The move's number (`12.` or `12...`).
+    pub number: MoveNumber,
+    /// The move as written.
+    pub played: String,
+    /// Why it does not replay (`illegal move '24-21' (legal: ...)`).
+    pub why: String,
+}
+
+impl Stop {
+    /// The comment [`annotate`] writes before the move: `Not analysed from here: 12... 24-21:
+    /// illegal move '24-21' (legal: 22-18 22-17).`
+    pub fn comment(&self) -> String {
+        format!(
+            "{STOP_PREFIX}{} {}: {}.",
+            self.number,
+            self.played,
+            self.why.replace(['{', '}'], "")
+        )
+    }
+}
+
+/// How the comment of a [`Stop`] starts.
+const STOP_PREFIX: &str = "Not analysed from here: ";
+
+/// How the comment of [`annotate_unanalysed`] starts.
+const UNANALYSED_PREFIX: &str = "Not analysed: ";
+
 /// The analysis of one game: its main line and its variations.
 ///
 /// The moves of a game are counted in tree order: the main line's moves in order, each
@@ -188,6 +225,8 @@ pub struct Analysis {
     /// The moves played from positions outside the tables, with the engine's evaluation of
     /// the position before each, in tree order; empty without engine searches.
     pub evaluated: Vec<Evaluated>,
+    /// The moves that do not replay, where the analysis of their lines stops, in tree order.
+    pub stops: Vec<Stop>,
 }
 
 impl Analysis {
@@ -204,6 +243,17 @@ impl Analysis {
     /// The mistakes of the main line (the moves played in the game), in order.
     pub fn played_mistakes(&self) -> impl Iterator<Item = &Ply> {
         self.mistakes().filter(|p| p.depth == 0)
+    }
+
+    /// The wins kept more slowly than the best by more than the margin, in tree order.
+    pub fn slower(&self) -> impl Iterator<Item = &Ply> {
+        self.plies.iter().filter(|p| p.class == Class::Slower)
+    }
+
+    /// Whether the analysis found something to show: a mistake, a slower win or a move that
+    /// does not replay.
+    pub fn has_findings(&self) -> bool {
+        self.mistakes().next().is_some() || self.slower().next().is_some() || !self.stops.is_empty()
     }
 }
 
@@ -224,10 +274,11 @@ impl std::fmt::Display for AnalyseError {
 
 impl std::error::Error for AnalyseError {}
 
-/// The outcome of `pos`, or `None` when the tables do not hold it or a table it needs is
-/// damaged (the [`Tablebase`] keeps that to be said, see [`Tablebase::take_damage`]).
-fn lookup<R: Rules>(tb: &Tablebase, pos: &Position<R>) -> Option<Outcome> {
-    tb.probe_dtw(pos).ok()
+/// The outcome of `pos`, or `None` when there are no tables, they do not hold it, or a table
+/// it needs is damaged (the [`Tablebase`] keeps that to be said, see
+/// [`Tablebase::take_damage`]).
+fn lookup<R: Rules>(tb: Option<&Tablebase>, pos: &Position<R>) -> Option<Outcome> {
+    tb?.probe_dtw(pos).ok()
 }
 
 /// The notation of each rated move.
@@ -313,7 +364,7 @@ struct Place<R: Rules> {
 
 /// One game's analysis in progress.
 struct Walk<'a> {
-    tb: &'a Tablebase,
+    tb: Option<&'a Tablebase>,
     margin: u16,
     /// The engine and the depth it searches positions outside the tables to.
     search: Option<(&'a mut Engine, u32)>,
@@ -378,6 +429,28 @@ impl Walk<'_> {
                         place.number = place.number.next();
                         continue;
                     };
+                    if let Err(e) = parse_move(R::VARIANT, &legal_moves(&p), &m.text) {
+                        // The line stops here; no variation of this move is followed either.
+                        self.analysis.stops.push(Stop {
+                            index: self.analysis.before.len(),
+                            depth,
+                            number: place.number,
+                            played: m.text.clone(),
+                            why: e.to_string(),
+                        });
+                        before = None;
+                        self.skip(1);
+                        place = Place {
+                            pos: None,
+                            known: None,
+                            to_move: place.to_move.map(Color::opponent),
+                            number: place.number.next(),
+                            last: None,
+                            evaluated: None,
+                        };
+                        history.clear();
+                        continue;
+                    }
                     place = self.play(&p, &place, &m.text, depth, &history)?;
                     history.extend(place.pos);
                 }
@@ -444,11 +517,11 @@ impl Walk<'_> {
         };
         // A position whose moves cannot all be rated (a table they need is damaged) is
         // analysed as one outside the tables.
-        let rated = verdict.and_then(|_| self.tb.rated_moves(p).ok());
+        let rated = verdict.and_then(|_| self.tb?.rated_moves(p).ok());
         let verdict = verdict.filter(|_| rated.is_some());
         let index = self.analysis.before.len();
         self.analysis.before.push(verdict);
-        if let (Some(before), Some(rated)) = (verdict, rated) {
+        if let (Some(before), Some(rated), Some(tb)) = (verdict, rated, self.tb) {
             if depth == 0 && self.analysis.first.is_none() {
                 self.analysis.first = Some((write_fen(p), p.side_to_move(), before));
             }
@@ -466,7 +539,7 @@ impl Walk<'_> {
                 .map(|(_, t)| t.clone())
                 .collect();
             let line = if class.is_mistake() {
-                best_line(self.tb, p, LINE_PLIES).unwrap_or_default()
+                best_line(tb, p, LINE_PLIES).unwrap_or_default()
             } else {
                 Vec::new()
             };
@@ -518,6 +591,9 @@ impl Walk<'_> {
         let next = p.play(&found.mv);
         let verdict = lookup(self.tb, &next);
         self.analysis.after.push(verdict);
+        if let Some(v) = verdict.filter(|_| depth == 0 && self.analysis.first.is_none()) {
+            self.analysis.first = Some((write_fen(&next), next.side_to_move(), v));
+        }
         Ok(Place {
             pos: Some(next),
             known: Some(verdict),
@@ -533,21 +609,23 @@ impl Walk<'_> {
 /// of `margin` plies for slower wins.
 ///
 /// Positions outside the tables (a slice file missing, too many pieces) get no verdict. A line
-/// cannot be followed past an unknown move (`- -`); a setup command sets the position; a
-/// variation replaces the move before it. Run [`strip_annotations`] first on a game the
+/// cannot be followed past an unknown move (`- -`), nor past a move that does not replay
+/// (illegal or ambiguous: a [`Stop`]); a setup command sets the position; a variation
+/// replaces the move before it. Run [`strip_annotations`] first on a game the
 /// analyser may have annotated before, so that its best lines are not taken for moves played.
 pub fn analyse_game<R: Rules>(
     tb: &Tablebase,
     game: &Game,
     margin: u16,
 ) -> Result<Analysis, AnalyseError> {
-    walk_game::<R>(tb, game, margin, None)
+    walk_game::<R>(Some(tb), game, margin, None)
 }
 
 /// As [`analyse_game`], and moreover every position outside the tables from which a move is
 /// played (main line and variations) is searched `depth` plies deep by `engine`, which is
 /// given the line's positions up to it (so that repetitions and move-count draws count).
-/// The evaluations are in [`Analysis::evaluated`].
+/// The evaluations are in [`Analysis::evaluated`]. Without tables (`tb` `None`) every
+/// position is searched and there are no verdicts.
 ///
 /// The engine is cleared first ([`Engine::new_game`]), so that the evaluations do not depend
 /// on what it searched before. Give it the same tables ([`Engine::set_tables`]) so that it
@@ -555,7 +633,7 @@ pub fn analyse_game<R: Rules>(
 /// ([`Engine::set_conditional_probes`]) so that the evaluations do not depend on the cache. A variation's first move is played from the position of
 /// the move it replaces, whose evaluation it shares.
 pub fn analyse_game_searched<R: Rules>(
-    tb: &Tablebase,
+    tb: Option<&Tablebase>,
     game: &Game,
     margin: u16,
     engine: &mut Engine,
@@ -566,7 +644,7 @@ pub fn analyse_game_searched<R: Rules>(
 }
 
 fn walk_game<R: Rules>(
-    tb: &Tablebase,
+    tb: Option<&Tablebase>,
     game: &Game,
     margin: u16,
     search: Option<(&mut Engine, u32)>,
@@ -583,6 +661,9 @@ fn walk_game<R: Rules>(
         },
     };
     walk.analysis.start = lookup(tb, &first);
+    if let Some(v) = walk.analysis.start {
+        walk.analysis.first = Some((write_fen(&first), first.side_to_move(), v));
+    }
     let place = Place {
         pos: Some(first),
         known: Some(walk.analysis.start),
@@ -650,24 +731,31 @@ pub fn annotator() -> String {
     format!("damka {}", env!("CARGO_PKG_VERSION"))
 }
 
-/// `+0.35`, `W13` or `L12`: an engine score for the side to move as the `[%eval]` command
-/// writes it (men, or a win or loss in so many plies that the search proved).
-pub fn eval_code(score: Score) -> String {
-    match score.plies_to_end() {
-        Some(n) if score.0 > 0 => format!("W{n}"),
-        Some(n) => format!("L{n}"),
-        None => score.to_string(),
+/// `+0.35`, `#7` or `#-6`: the engine's score of a position where `side` is to move, as the
+/// `[%eval]` command writes it for PGN tools (lichess, python-chess): from White's view, in
+/// men, or for a win the search proved `#N` with N the winner's moves to the end (`#-N` when
+/// Black wins).
+pub fn eval_code(score: Score, side: Color) -> String {
+    let white = match side {
+        Color::White => score,
+        Color::Black => Score(-score.0),
+    };
+    match white.plies_to_end() {
+        Some(n) if white.0 > 0 => format!("#{}", (n + 1) / 2),
+        Some(n) => format!("#-{}", (n + 1) / 2),
+        None => white.to_string(),
     }
 }
 
-/// The comment of an engine evaluation: `[%eval +0.35,8] Search: best 11-15.`, or for a
-/// win or loss the search proved `[%eval W13,8] Search: win in 13 plies, best 11-15.` (the
-/// score for the side to move, then the depth searched).
-pub fn eval_comment(eval: &EngineEval) -> String {
-    let code = eval_code(eval.score);
+/// The comment of an engine evaluation of a position where `side` is to move:
+/// `[%eval +0.35,8] Search: best 11-15.`, or for a win the search proved
+/// `[%eval #7,8] Search: White wins in 13 plies, best 11-15.` (the score from White's view
+/// as [`eval_code`] writes it, then the depth searched).
+pub fn eval_comment(eval: &EngineEval, side: Color) -> String {
+    let code = eval_code(eval.score, side);
     let result = match eval.score.plies_to_end() {
-        Some(n) if eval.score.0 > 0 => format!("win in {n} plies, "),
-        Some(n) => format!("loss in {n} plies, "),
+        Some(n) if eval.score.0 > 0 => format!("{} wins in {n} plies, ", capitalized(side)),
+        Some(n) => format!("{} wins in {n} plies, ", capitalized(side.opponent())),
         None => String::new(),
     };
     format!(
@@ -690,34 +778,30 @@ pub fn eval_comment(eval: &EngineEval) -> String {
 ///
 /// `analysis` must be the analysis of this game as it is (see [`analyse_game`]).
 pub fn annotate(game: &mut Game, analysis: &Analysis) {
-    let value = annotator();
-    match game
-        .tags
-        .iter_mut()
-        .find(|t| t.name.eq_ignore_ascii_case("Annotator"))
-    {
-        Some(t) => t.value = value,
-        None => game.tags.push(Tag {
-            name: "Annotator".to_string(),
-            value,
-        }),
-    }
+    set_annotator(game);
     let mut by_index: Vec<Option<&Ply>> = vec![None; analysis.before.len()];
     for ply in &analysis.plies {
         if let Some(slot) = by_index.get_mut(ply.index) {
             *slot = Some(ply);
         }
     }
-    let mut evals: Vec<Option<&EngineEval>> = vec![None; analysis.before.len()];
+    let mut evals: Vec<Option<&Evaluated>> = vec![None; analysis.before.len()];
     for e in &analysis.evaluated {
         if let Some(slot) = evals.get_mut(e.index) {
-            *slot = Some(&e.eval);
+            *slot = Some(e);
+        }
+    }
+    let mut stops: Vec<Option<&Stop>> = vec![None; analysis.before.len()];
+    for stop in &analysis.stops {
+        if let Some(slot) = stops.get_mut(stop.index) {
+            *slot = Some(stop);
         }
     }
     let marks = Marks {
         analysis,
         plies: &by_index,
         evals: &evals,
+        stops: &stops,
     };
     // The evaluation of the start position, if the main line's first move is played there.
     let start_eval = next_eval(
@@ -733,15 +817,46 @@ pub fn annotate(game: &mut Game, analysis: &Analysis) {
             .nodes
             .insert(0, Node::Comment(format!("[%tb {}]", verdict_code(o))));
     } else if let Some(e) = start_eval {
-        game.moves.nodes.insert(0, Node::Comment(eval_comment(e)));
+        game.moves
+            .nodes
+            .insert(0, Node::Comment(eval_comment(&e.eval, e.side)));
     }
+}
+
+/// Sets the `Annotator` tag to [`annotator`].
+fn set_annotator(game: &mut Game) {
+    let value = annotator();
+    match game
+        .tags
+        .iter_mut()
+        .find(|t| t.name.eq_ignore_ascii_case("Annotator"))
+    {
+        Some(t) => t.value = value,
+        None => game.tags.push(Tag {
+            name: "Annotator".to_string(),
+            value,
+        }),
+    }
+}
+
+/// Marks a game that could not be analysed at all (rules damka does not have, a start
+/// position that does not set up): the `Annotator` tag, and a first comment
+/// `Not analysed: WHY.`, which [`strip_annotations`] takes out again. The game is otherwise
+/// kept as it is.
+pub fn annotate_unanalysed(game: &mut Game, why: &str) {
+    set_annotator(game);
+    let why = why.replace(['{', '}'], "");
+    game.moves
+        .nodes
+        .insert(0, Node::Comment(format!("{UNANALYSED_PREFIX}{why}.")));
 }
 
 /// What [`annotate`] writes, by move index in tree order.
 struct Marks<'a> {
     analysis: &'a Analysis,
     plies: &'a [Option<&'a Ply>],
-    evals: &'a [Option<&'a EngineEval>],
+    evals: &'a [Option<&'a Evaluated>],
+    stops: &'a [Option<&'a Stop>],
 }
 
 /// The tree index of each node of a line that is a move, the first move counted `first`.
@@ -774,8 +889,8 @@ fn next_eval<'a>(
     nodes: &[Node],
     indices: &[Option<usize>],
     from: usize,
-    evals: &[Option<&'a EngineEval>],
-) -> Option<&'a EngineEval> {
+    evals: &[Option<&'a Evaluated>],
+) -> Option<&'a Evaluated> {
     let next = (from..nodes.len())
         .find(|&n| !matches!(nodes[n], Node::Comment(_) | Node::Variation(_)))?;
     evals.get(indices[next]?).copied().flatten()
@@ -786,8 +901,29 @@ fn annotate_line(line: &mut Line, marks: &Marks<'_>, index: &mut usize) {
     let old = std::mem::take(&mut line.nodes);
     let indices = tree_indices(&old, *index);
     // For each node, the evaluation of the position the line stands at after it.
-    let evals_after: Vec<Option<&EngineEval>> = (0..old.len())
+    let evals_after: Vec<Option<&Evaluated>> = (0..old.len())
         .map(|n| next_eval(&old, &indices, n + 1, marks.evals))
+        .collect();
+    // For each node, the moves of the variations standing right after it.
+    let variations_after: Vec<Vec<Vec<String>>> = (0..old.len())
+        .map(|n| {
+            old[n + 1..]
+                .iter()
+                .take_while(|node| matches!(node, Node::Variation(_) | Node::Comment(_)))
+                .filter_map(|node| match node {
+                    Node::Variation(v) => Some(
+                        v.nodes
+                            .iter()
+                            .filter_map(|m| match m {
+                                Node::Move(m) => Some(m.text.clone()),
+                                _ => None,
+                            })
+                            .collect(),
+                    ),
+                    _ => None,
+                })
+                .collect()
+        })
         .collect();
     let mut nodes = Vec::with_capacity(old.len() * 2);
     for (n, node) in old.into_iter().enumerate() {
@@ -806,7 +942,7 @@ fn annotate_line(line: &mut Line, marks: &Marks<'_>, index: &mut usize) {
             Node::Setup(_) => {
                 nodes.push(node);
                 if let Some(e) = evals_after[n] {
-                    nodes.push(Node::Comment(eval_comment(e)));
+                    nodes.push(Node::Comment(eval_comment(&e.eval, e.side)));
                 }
                 continue;
             }
@@ -817,6 +953,9 @@ fn annotate_line(line: &mut Line, marks: &Marks<'_>, index: &mut usize) {
         };
         let this = *index;
         *index += 1;
+        if let Some(stop) = marks.stops.get(this).copied().flatten() {
+            nodes.push(Node::Comment(stop.comment()));
+        }
         let ply = marks.plies.get(this).copied().flatten();
         if let Some(ply) = ply {
             mark(&mut m, ply.class);
@@ -825,11 +964,22 @@ fn annotate_line(line: &mut Line, marks: &Marks<'_>, index: &mut usize) {
         let next = marks.analysis.after.get(this).copied().flatten();
         let mut comment = match (next, evals_after[n]) {
             (Some(o), _) => Some(format!("[%tb {}]", verdict_code(o))),
-            (None, Some(e)) => Some(eval_comment(e)),
+            (None, Some(e)) => Some(eval_comment(&e.eval, e.side)),
             (None, None) => None,
         };
+        // A variation of the game that already plays the best line (or the start of it)
+        // stands for it.
+        let shown = ply.is_some_and(|p| {
+            !p.line.is_empty()
+                && variations_after[n]
+                    .iter()
+                    .any(|v| !v.is_empty() && v.iter().zip(&p.line).all(|(a, b)| a == b))
+        });
         if let Some(ply) = ply.filter(|p| p.class.is_mistake() || p.class == Class::Slower) {
-            let text = describe(ply);
+            let mut text = describe(ply);
+            if shown && ply.class.is_mistake() {
+                text.push_str(SHOWN_SUFFIX);
+            }
             comment = Some(match comment {
                 Some(c) => format!("{c} {text}"),
                 None => text,
@@ -838,12 +988,16 @@ fn annotate_line(line: &mut Line, marks: &Marks<'_>, index: &mut usize) {
         if let Some(c) = comment {
             nodes.push(Node::Comment(c));
         }
-        if let Some(ply) = ply.filter(|p| !p.line.is_empty()) {
+        if let Some(ply) = ply.filter(|p| !p.line.is_empty() && !shown) {
             nodes.push(Node::Variation(variation(ply)));
         }
     }
     line.nodes = nodes;
 }
+
+/// What a mistake's comment ends with when a variation of the game already plays its best
+/// line (no best line of the analyser's follows then).
+const SHOWN_SUFFIX: &str = " The variation plays the best line.";
 
 /// Whether `comment` is an engine evaluation as [`eval_comment`] writes it.
 fn eval_comment_written(comment: &str) -> bool {
@@ -858,7 +1012,7 @@ fn eval_comment_written(comment: &str) -> bool {
     };
     let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
     let score_ok = match score.as_bytes().first() {
-        Some(b'W' | b'L') => digits(&score[1..]),
+        Some(b'#') => digits(score[1..].strip_prefix('-').unwrap_or(&score[1..])),
         Some(b'+' | b'-') => score[1..]
             .split_once('.')
             .is_some_and(|(men, hundredths)| digits(men) && digits(hundredths)),
@@ -876,7 +1030,10 @@ fn eval_comment_written(comment: &str) -> bool {
 /// line follows it), `Some(false)` for a verdict, an engine evaluation or a slow-win note,
 /// `None` for another comment.
 fn own_comment(comment: &str) -> Option<bool> {
-    if eval_comment_written(comment) {
+    if eval_comment_written(comment)
+        || comment.starts_with(STOP_PREFIX)
+        || comment.starts_with(UNANALYSED_PREFIX)
+    {
         return Some(false);
     }
     let rest = match comment.strip_prefix("[%tb ") {
@@ -900,7 +1057,7 @@ fn own_comment(comment: &str) -> Option<bool> {
         .iter()
         .any(|p| rest.starts_with(p) && rest[p.len()..].starts_with("Best was "))
     {
-        Some(true)
+        Some(!rest.ends_with(SHOWN_SUFFIX))
     } else {
         None
     }
@@ -910,7 +1067,9 @@ fn own_comment(comment: &str) -> Option<bool> {
 /// annotating it again gives the same game: when its `Annotator` tag names damka, the
 /// verdict comments (`[%tb ...]`), the engine evaluations (`[%eval ...]`, as
 /// [`eval_comment`] writes them), the mistake and slow-win notes, the best-line variation
-/// after each mistake note, and the glyph of the mistake (`?` `$2`, `??` `$4`). Other
+/// after each mistake note, the glyph of the mistake (`?` `$2`, `??` `$4`), and the notes
+/// on moves that do not replay ([`Stop::comment`]) and on games not analysed
+/// ([`annotate_unanalysed`]). Other
 /// comments, variations and marks are kept. Returns whether the game was annotated by damka.
 pub fn strip_annotations(game: &mut Game) -> bool {
     if !game
@@ -1046,38 +1205,89 @@ mod tests {
     }
 
     #[test]
-    fn eval_comments_are_written_and_recognized() {
+    fn eval_comments_are_written_from_whites_view_and_recognized() {
         let mut eval = EngineEval {
             score: Score(35),
             depth: 8,
             best: "11-15".into(),
             pv: vec!["11-15".into(), "23-19".into()],
         };
-        assert_eq!(eval_code(Score(-120)), "-1.20");
-        assert_eq!(eval_code(Score(0)), "+0.00");
-        assert_eq!(eval_comment(&eval), "[%eval +0.35,8] Search: best 11-15.");
-        assert_eq!(own_comment(&eval_comment(&eval)), Some(false));
+        assert_eq!(eval_code(Score(-120), Color::White), "-1.20");
+        assert_eq!(eval_code(Score(-120), Color::Black), "+1.20");
+        assert_eq!(eval_code(Score(0), Color::Black), "+0.00");
+        assert_eq!(
+            eval_comment(&eval, Color::White),
+            "[%eval +0.35,8] Search: best 11-15."
+        );
+        assert_eq!(
+            eval_comment(&eval, Color::Black),
+            "[%eval -0.35,8] Search: best 11-15."
+        );
+        assert_eq!(own_comment(&eval_comment(&eval, Color::Black)), Some(false));
+        // A win in 13 plies is the winner's 7th move; a loss in 12 plies the winner's 6th.
         eval.score = Score(Score::WIN - 13);
         assert_eq!(
-            eval_comment(&eval),
-            "[%eval W13,8] Search: win in 13 plies, best 11-15."
+            eval_comment(&eval, Color::White),
+            "[%eval #7,8] Search: White wins in 13 plies, best 11-15."
         );
-        assert_eq!(own_comment(&eval_comment(&eval)), Some(false));
+        assert_eq!(
+            eval_comment(&eval, Color::Black),
+            "[%eval #-7,8] Search: Black wins in 13 plies, best 11-15."
+        );
+        assert_eq!(own_comment(&eval_comment(&eval, Color::Black)), Some(false));
         eval.score = Score(-(Score::WIN - 12));
         assert_eq!(
-            eval_comment(&eval),
-            "[%eval L12,8] Search: loss in 12 plies, best 11-15."
+            eval_comment(&eval, Color::White),
+            "[%eval #-6,8] Search: Black wins in 12 plies, best 11-15."
         );
-        assert_eq!(own_comment(&eval_comment(&eval)), Some(false));
+        assert_eq!(
+            eval_comment(&eval, Color::Black),
+            "[%eval #6,8] Search: White wins in 12 plies, best 11-15."
+        );
+        assert_eq!(own_comment(&eval_comment(&eval, Color::White)), Some(false));
         for other in [
             "[%eval 0.35]",
             "[%eval +0.35,8]",
             "[%eval +0.35] Search: best 11-15.",
             "[%eval X3,8] Search: best 11-15.",
+            "[%eval #x,8] Search: best 11-15.",
             "[%eval +0.35,8] A fine move.",
         ] {
             assert_eq!(own_comment(other), None, "{other}");
         }
+    }
+
+    #[test]
+    fn stop_and_unanalysed_comments_are_recognized() {
+        let stop = Stop {
+            index: 3,
+            depth: 0,
+            number: MoveNumber::FIRST.next(),
+            played: "24-21".into(),
+            why: "illegal move '24-21' (legal: 22-18)".into(),
+        };
+        assert_eq!(
+            stop.comment(),
+            "Not analysed from here: 1... 24-21: illegal move '24-21' (legal: 22-18)."
+        );
+        assert_eq!(own_comment(&stop.comment()), Some(false));
+        let mut game = Game::default();
+        annotate_unanalysed(&mut game, "frisian rules are not supported");
+        assert_eq!(
+            game.moves.nodes,
+            vec![Node::Comment(
+                "Not analysed: frisian rules are not supported.".into()
+            )]
+        );
+        assert!(strip_annotations(&mut game));
+        assert!(game.moves.nodes.is_empty());
+        let shown = "Win -> Draw. Best was 28-23, White wins in 9 plies. The variation plays \
+                     the best line.";
+        assert_eq!(own_comment(shown), Some(false));
+        assert_eq!(
+            own_comment("Win -> Draw. Best was 28-23, White wins in 9 plies."),
+            Some(true)
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Square names, FEN and move text in each variant's PDN conventions.
 
+pub mod diagram;
 pub mod fen;
 pub mod movetext;
 pub mod squares;

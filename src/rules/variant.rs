@@ -191,8 +191,13 @@ impl std::error::Error for UnknownVariant {}
 impl FromStr for Variant {
     type Err = UnknownVariant;
 
+    /// A variant's name, in any case; `american` (American checkers, as pydraughts and the
+    /// Hub call it) is English.
     fn from_str(s: &str) -> Result<Variant, UnknownVariant> {
         let lower = s.trim().to_ascii_lowercase();
+        if lower == "american" {
+            return Ok(Variant::English);
+        }
         Variant::ALL
             .into_iter()
             .find(|v| v.name() == lower)

@@ -24,6 +24,10 @@ pub use tt::HashError;
 /// The deepest the search goes, in plies from the root (iterations stop here too).
 pub const MAX_PLY: usize = 128;
 
+/// The deepest iteration a search runs, in plies: half of [`MAX_PLY`], leaving room for the
+/// quiescence. Deeper depth limits are clamped to it.
+pub const MAX_DEPTH: u32 = MAX_PLY as u32 / 2;
+
 const INF: i32 = 32_000;
 
 /// From this ply on, near the horizon and in the quiescence, the tables are probed only
@@ -36,7 +40,7 @@ const DEEP_PLY: usize = 4;
 const DRAW_BAND: i32 = 25;
 
 /// What bounds a search. With every field `None` the search runs until `stop` is set (or
-/// until it reaches depth 64, `MAX_PLY / 2`).
+/// until it reaches [`MAX_DEPTH`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Limits {
     /// Search at most this many plies deep (iterations).
@@ -544,10 +548,7 @@ impl<R: Rules> Searcher<'_, R> {
         order(&mut moves, tt_move, [None; 2], &self.history[side]);
         let timed = limits.move_time.is_some() || limits.clock.is_some();
         let bounded = timed || limits.depth.is_some() || limits.nodes.is_some();
-        let max_depth = limits
-            .depth
-            .unwrap_or(MAX_PLY as u32 / 2)
-            .clamp(1, MAX_PLY as u32 / 2);
+        let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         let mut best: Option<SearchInfo> = None;
         for depth in 1..=max_depth {
             self.root_depth = depth as i32;

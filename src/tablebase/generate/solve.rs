@@ -134,10 +134,8 @@ pub(super) fn solve_level<R: Rules>(
         .collect::<Result<Vec<_>, GenerateError>>()?;
     let mut blocks = Vec::with_capacity(members.len());
     for (b, batch) in batches.iter().enumerate() {
-        let mut place = 0;
-        for &i in batch.iter().flatten() {
-            blocks.push((members[i as usize].key(), b as u32, place));
-            place += 1;
+        for (place, &i) in batch.iter().flatten().enumerate() {
+            blocks.push((members[i as usize].key(), b as u32, place as u32));
         }
     }
     blocks.sort_unstable_by_key(|b| b.0);
