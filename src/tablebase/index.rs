@@ -99,30 +99,11 @@ fn select(mask: u64, mut n: u32) -> u64 {
 
 /// The subset of `domain` of size `k` with colex rank `index`.
 #[inline(always)]
-pub(crate) fn unrank_set(mut index: u64, k: u32, domain: u64) -> u64 {
-    let mut set = 0;
-    // Elements from the largest down: the largest c with C(c, j) <= index, by bisection.
-    let mut hi = domain.count_ones();
-    for j in (2..=k).rev() {
-        let row = &BINOMIAL[j as usize];
-        let (mut lo, mut top) = (j - 1, hi - 1);
-        while lo < top {
-            let mid = (lo + top).div_ceil(2);
-            if row[mid as usize] <= index {
-                lo = mid
-            } else {
-                top = mid - 1
-            }
-        }
-        index -= row[lo as usize];
-        set |= select(domain, lo);
-        hi = lo;
-    }
-    if k >= 1 {
-        // C(c, 1) = c.
-        set |= select(domain, index as u32);
-    }
-    set
+pub(crate) fn unrank_set(index: u64, k: u32, domain: u64) -> u64 {
+    let mut elements = [0u8; 64];
+    combination(index, k, domain.count_ones(), &mut elements)
+        .iter()
+        .fold(0, |set, &e| set | select(domain, e as u32))
 }
 
 /// The `k`-subset of `0..n` with colex rank `index`, its elements ascending in `out`.
