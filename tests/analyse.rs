@@ -822,7 +822,8 @@ fn cli_analyses_unreplayable_games_up_to_the_bad_move_and_exits_1() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("analyse-cli");
     std::fs::create_dir_all(&dir).expect("scratch");
     let input = dir.join("in.pdn");
-    // The second game's 24-21 is illegal; the third's first capture is ambiguous.
+    // The second game's 24-21 is illegal; the third's first capture is ambiguous, which the
+    // reader settles with a warning (the first reading), so that game is analysed whole.
     std::fs::write(
         &input,
         format!(
@@ -836,9 +837,9 @@ fn cli_analyses_unreplayable_games_up_to_the_bad_move_and_exits_1() {
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("illegal move '24-21'"), "{stderr}");
-    assert_eq!(stderr.matches("(analysed up to it)").count(), 2, "{stderr}");
+    assert_eq!(stderr.matches("(analysed up to it)").count(), 1, "{stderr}");
     assert!(
-        stderr.contains("games 3, reaching the tables 3, failed 2, mistakes: Ann (white) 1"),
+        stderr.contains("games 3, reaching the tables 3, failed 1, mistakes: Ann (white) 1"),
         "{stderr}"
     );
     let out = std::fs::read_to_string(&pdn).expect("output");
@@ -854,9 +855,7 @@ fn cli_analyses_unreplayable_games_up_to_the_bad_move_and_exits_1() {
         "{out}"
     );
     assert!(
-        flat.contains(&format!(
-            "{{Not analysed from here: 1. {AMBIGUOUS_MOVE}: ambiguous move"
-        )),
+        !flat.contains(&format!("Not analysed from here: 1. {AMBIGUOUS_MOVE}")),
         "{out}"
     );
     let json = std::fs::read_to_string(&json).expect("json");

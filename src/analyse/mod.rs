@@ -362,6 +362,21 @@ struct Place<R: Rules> {
     evaluated: Option<usize>,
 }
 
+impl<R: Rules> Place<R> {
+    /// The place after a move that cannot be replayed (`- -`, or an illegal move): the
+    /// position is unknown, the other side is to move.
+    fn after_unknown_move(&self) -> Place<R> {
+        Place {
+            pos: None,
+            known: None,
+            to_move: self.to_move.map(Color::opponent),
+            number: self.number.next(),
+            last: None,
+            evaluated: None,
+        }
+    }
+}
+
 /// One game's analysis in progress.
 struct Walk<'a> {
     tb: Option<&'a Tablebase>,
@@ -440,14 +455,7 @@ impl Walk<'_> {
                         });
                         before = None;
                         self.skip(1);
-                        place = Place {
-                            pos: None,
-                            known: None,
-                            to_move: place.to_move.map(Color::opponent),
-                            number: place.number.next(),
-                            last: None,
-                            evaluated: None,
-                        };
+                        place = place.after_unknown_move();
                         history.clear();
                         continue;
                     }
@@ -457,14 +465,7 @@ impl Walk<'_> {
                 Node::UnknownMove => {
                     before = Some((place, history.len()));
                     self.skip(1);
-                    place = Place {
-                        pos: None,
-                        known: None,
-                        to_move: place.to_move.map(Color::opponent),
-                        number: place.number.next(),
-                        last: None,
-                        evaluated: None,
-                    };
+                    place = place.after_unknown_move();
                     history.clear();
                 }
                 Node::Variation(v) => match before {
