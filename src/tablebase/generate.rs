@@ -234,12 +234,10 @@ fn build_into<R: Rules>(
     dir: &Path,
     temporary: &mut Temporary,
 ) -> Result<Vec<SliceReport>, GenerateError> {
+    let index: Vec<SliceIndex<R>> = job.slices.iter().map(|&m| SliceIndex::new(m)).collect();
     let work = solve::Job {
-        index: job
-            .slices
-            .iter()
-            .map(|&m| SliceIndex::<R>::new(m))
-            .collect(),
+        arrangements: index.iter().map(|i| i.king_arrangements()).collect(),
+        index,
         placements: Placements::<R>::new(&job.slices),
         tb,
     };

@@ -131,6 +131,19 @@ fn combination(mut index: u64, k: u32, n: u32, out: &mut [u8; 64]) -> &[u8] {
     &out[..k as usize]
 }
 
+/// Every arrangement of a slice's kings over the squares its men leave free, by rank: for
+/// each side, the places of its kings in the list of free squares (for the other side, of
+/// the squares the mover's kings leave), a byte each.
+pub(crate) struct KingArrangements {
+    mine: Vec<u64>,
+    theirs: Vec<u64>,
+}
+
+impl KingArrangements {
+    /// Most entries a side's table has (8 bytes each).
+    pub const MOST: u64 = 1 << 22;
+}
+
 /// A position seen from the side to move: its pieces, the other side's, and all kings.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct MoverFrame {
@@ -264,9 +277,40 @@ impl<R: Rules> SliceIndex<R> {
         Some(i)
     }
 
+    /// The arrangements of this slice's kings as a table for [`SliceIndex::with_kings`], or
+    /// `None` when it would be too large (more than [`KingArrangements::MOST`] entries or
+    /// eight kings a side).
+    pub(crate) fn king_arrangements(&self) -> Option<KingArrangements> {
+        let m = self.material;
+        let free = R::Board::SQUARES as u32 - m.men();
+        let table = |count: u64, k: u8, n: u32| -> Option<Vec<u64>> {
+            if count > KingArrangements::MOST || k > 8 {
+                return None;
+            }
+            let mut out = [0u8; 64];
+            Some(
+                (0..count)
+                    .map(|i| {
+                        let mut bytes = [0u8; 8];
+                        bytes[..k as usize].copy_from_slice(combination(i, k as u32, n, &mut out));
+                        u64::from_le_bytes(bytes)
+                    })
+                    .collect(),
+            )
+        };
+        Some(KingArrangements {
+            mine: table(self.mover_king_count, m.mover_kings, free)?,
+            theirs: table(
+                self.other_king_count,
+                m.other_kings,
+                free - m.mover_kings as u32,
+            )?,
+        })
+    }
+
     /// The frame of kings arrangement `kings` (the index within its placement) beside the
     /// men `mover_men` and `other_men`; `free` lists the squares the men leave free, in
-    /// order, one bit each.
+    /// order, one bit each; `table` is this slice's [`SliceIndex::king_arrangements`].
     #[inline]
     pub(crate) fn with_kings(
         &self,
@@ -274,22 +318,31 @@ impl<R: Rules> SliceIndex<R> {
         other_men: u64,
         free: &[u64],
         kings: u64,
+        table: Option<&KingArrangements>,
     ) -> MoverFrame {
         let m = self.material;
+        let (mine_i, theirs_i) = (kings / self.other_king_count, kings % self.other_king_count);
         let mut mine = [0u8; 64];
-        let mine = combination(
-            kings / self.other_king_count,
-            m.mover_kings as u32,
-            free.len() as u32,
-            &mut mine,
-        );
         let mut theirs = [0u8; 64];
-        let theirs = combination(
-            kings % self.other_king_count,
-            m.other_kings as u32,
-            free.len() as u32 - m.mover_kings as u32,
-            &mut theirs,
-        );
+        let (mine, theirs): (&[u8], &[u8]) = match table {
+            Some(t) => {
+                mine[..8].copy_from_slice(&t.mine[mine_i as usize].to_le_bytes());
+                theirs[..8].copy_from_slice(&t.theirs[theirs_i as usize].to_le_bytes());
+                (
+                    &mine[..m.mover_kings as usize],
+                    &theirs[..m.other_kings as usize],
+                )
+            }
+            None => (
+                combination(mine_i, m.mover_kings as u32, free.len() as u32, &mut mine),
+                combination(
+                    theirs_i,
+                    m.other_kings as u32,
+                    free.len() as u32 - m.mover_kings as u32,
+                    &mut theirs,
+                ),
+            ),
+        };
         let mover_kings: u64 = mine.iter().map(|&p| free[p as usize]).sum();
         let mut other_kings = 0;
         for &q in theirs.iter() {
@@ -354,6 +407,38 @@ mod tests {
         assert_eq!(binomial(50, 5), 2_118_760);
         assert_eq!(binomial(64, 32), 1_832_624_140_942_590_534);
         assert_eq!(binomial(3, 5), 0);
+    }
+
+    /// Kings unranked with and without the table agree with the whole index's unrank.
+    #[test]
+    fn with_kings_agrees_with_unrank() {
+        use crate::rules::{English, International, Rules};
+        fn check<R: Rules>(key: &str) {
+            let m: Material = key.parse().expect("material");
+            let index = SliceIndex::<R>::new(m);
+            let table = index.king_arrangements().expect("small enough for a table");
+            let kings = index.mover_king_count * index.other_king_count;
+            let step = (index.size() / 5000).max(1) | 1;
+            let mut checked = 0;
+            for i in (0..index.size()).step_by(step as usize) {
+                let Some(frame) = index.unrank(i) else {
+                    continue;
+                };
+                let (mover, other) = (frame.mover & !frame.kings, frame.other & !frame.kings);
+                let free: Vec<u64> = crate::rules::Bitboard(R::Board::VALID & !(mover | other))
+                    .squares()
+                    .map(|s| s.bb().0)
+                    .collect();
+                for t in [None, Some(&table)] {
+                    assert_eq!(index.with_kings(mover, other, &free, i % kings, t), frame);
+                }
+                checked += 1;
+            }
+            assert!(checked > 1000, "{key}: {checked}");
+        }
+        check::<English>("2122");
+        check::<English>("0403");
+        check::<International>("1310");
     }
 
     #[test]

@@ -87,6 +87,15 @@ impl Member {
     pub fn key(self) -> u64 {
         self.id << 1 | self.slice as u64
     }
+
+    /// The member whose key is `key`.
+    #[inline(always)]
+    pub fn from_key(key: u64) -> Member {
+        Member {
+            slice: (key & 1) as u8,
+            id: key >> 1,
+        }
+    }
 }
 
 /// Every placement of a job's slices, by level.
@@ -261,6 +270,44 @@ pub(crate) struct Level {
     pub batches: Vec<Vec<u16>>,
     /// Positions a block.
     pub kings: u64,
+    /// Per slice, the men sets of the other side (placement ids run through them).
+    others: [u64; 2],
+    /// Per slice and men set of its side to move, the first block of a placement with that
+    /// set or a later one: a lookup searches only the blocks of one set.
+    starts: [Vec<u32>; 2],
+}
+
+impl<R: Rules> Placements<R> {
+    /// The level made of `blocks` (see [`Level::blocks`]) and `batches`.
+    pub fn level(&self, blocks: Vec<(u64, u32, u32)>, batches: Vec<Vec<u16>>) -> Level {
+        let mut others = [0; 2];
+        let mut starts: [Vec<u32>; 2] = Default::default();
+        for (slice, s) in self.slices.iter().enumerate() {
+            let n = s.other.masks.len() as u64;
+            others[slice] = n;
+            let mut at = 0;
+            starts[slice] = (0..=s.mover.masks.len() as u64)
+                .map(|set| {
+                    let first = Member {
+                        slice: slice as u8,
+                        id: set * n,
+                    }
+                    .key();
+                    while at < blocks.len() && blocks[at].0 < first {
+                        at += 1;
+                    }
+                    at as u32
+                })
+                .collect();
+        }
+        Level {
+            blocks,
+            batches,
+            kings: self.kings_per_placement,
+            others,
+            starts,
+        }
+    }
 }
 
 impl Level {
@@ -272,15 +319,24 @@ impl Level {
     /// The value at `index` of slice `slice`, if its placement is in this level.
     #[inline]
     pub fn value(&self, slice: u8, index: u64) -> Option<u16> {
-        let key = Member {
-            slice,
-            id: index / self.kings,
-        }
-        .key();
-        let b = self.blocks.binary_search_by_key(&key, |b| b.0).ok()?;
+        let block = self.block(slice, index / self.kings)?;
+        block.get((index % self.kings) as usize).copied()
+    }
+
+    /// The values of placement `id` of slice `slice`, if it is in this level.
+    #[inline]
+    pub fn block(&self, slice: u8, id: u64) -> Option<&[u16]> {
+        let key = Member { slice, id }.key();
+        let set = (id / self.others[slice as usize]) as usize;
+        let starts = &self.starts[slice as usize];
+        let (from, to) = (*starts.get(set)? as usize, *starts.get(set + 1)? as usize);
+        let b = from
+            + self.blocks[from..to]
+                .binary_search_by_key(&key, |b| b.0)
+                .ok()?;
         let (_, batch, place) = self.blocks[b];
-        let at = place as u64 * self.kings + index % self.kings;
-        self.batches[batch as usize].get(at as usize).copied()
+        let at = place as usize * self.kings as usize;
+        self.batches[batch as usize].get(at..at + self.kings as usize)
     }
 
     /// The values of slice `slice`'s blocks, in the order of their placements.

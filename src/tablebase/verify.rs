@@ -4,16 +4,26 @@
 //! moves to wins, the longest one ply shorter; a draw a move to a draw and none to a loss
 //! for the opponent. Checking that the stored outcome equals the best outcome over the
 //! moves checks all three at once. Capture positions and indices without a position hold
-//! no value and are skipped. Reading every block checks every block's checksum; last, the
-//! headers' counts of wins, draws, losses and unused indices are checked against a recount.
+//! no value and are skipped. Every block is decoded once first, which checks its checksum;
+//! last, the headers' counts of wins, draws, losses and unused indices are checked against a
+//! recount.
+//!
+//! The slice pair is read level by level of its men placements, as the generator builds it
+//! (`levels`): a position's quiet successors are in its own level or the one above, so two
+//! levels are in memory at a time, two bytes a position, and the memory is bounded like the
+//! build's.
+
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use super::format::{FileKind, unpack, wdl_code};
 use super::index::{MoverFrame, SliceIndex};
+use super::levels::{Level, Member, Placements};
 use super::material::Material;
 use super::outcome::{Outcome, Wdl};
 use super::probe::{ProbeError, Tablebase};
+use super::table::TableFile;
 use crate::rules::{MoveList, Rules, captures, generate};
 
 /// The verdict on one slice.
@@ -42,16 +52,18 @@ pub enum SliceCheck {
     },
 }
 
-/// What a range of indices holds: wins, draws, losses and indices not stored, and the first
-/// bad value.
+/// Positions a parallel task reads or checks at a time.
+const TASK_POSITIONS: usize = 1 << 14;
+
+/// What some positions hold: wins, draws and losses, and the first bad value.
 #[derive(Default)]
 struct Tally {
-    counts: [u64; 4],
+    counts: [u64; 3],
     bad: Option<SliceCheck>,
 }
 
 impl Tally {
-    /// Both ranges together, `self` the lower one.
+    /// Both tallies together, `self` the one of lower indices.
     fn and(mut self, upper: Tally) -> Tally {
         for (c, u) in self.counts.iter_mut().zip(upper.counts) {
             *c += u;
@@ -61,146 +73,201 @@ impl Tally {
     }
 }
 
-const CHUNK: u64 = 1 << 12;
-
-/// A slice's stored outcomes, decoded into memory (meaningless where nothing is stored).
-struct Decoded<R: Rules> {
-    index: SliceIndex<R>,
-    outcomes: Vec<Outcome>,
-}
-
-impl<R: Rules> Decoded<R> {
-    fn load(tb: &Tablebase, m: Material) -> Result<Self, ProbeError> {
-        let wdl = tb.table(R::VARIANT, m, FileKind::Wdl)?;
-        let dtw = tb.table(R::VARIANT, m, FileKind::Dtw)?;
-        let (hw, hd) = (wdl.header(), dtw.header());
-        let blocks = (0..hw.blocks).into_par_iter().map(|b| wdl.decode_block(b));
-        let wdl_values: Vec<Vec<u8>> = blocks.collect::<Result<_, _>>()?;
-        let dtw_values: Vec<Vec<u8>> = (0..hd.blocks)
-            .into_par_iter()
-            .map(|b| dtw.decode_block(b))
-            .collect::<Result<_, _>>()?;
-        let outcomes = (0..hw.positions)
-            .into_par_iter()
-            .map(|i| {
-                let (wb, wi) = (
-                    (i / hw.block_positions as u64) as usize,
-                    i % hw.block_positions as u64,
-                );
-                let (db, di) = (
-                    (i / hd.block_positions as u64) as usize,
-                    i % hd.block_positions as u64,
-                );
-                let d = unpack(&dtw_values[db], hd.value_bits, di as usize);
-                match unpack(&wdl_values[wb], 2, wi as usize) as u8 {
-                    wdl_code::WIN => Outcome::win(d),
-                    wdl_code::LOSS => Outcome::loss(d),
-                    _ => Outcome::DRAW,
-                }
-            })
-            .collect();
-        Ok(Decoded {
-            index: SliceIndex::new(m),
-            outcomes,
-        })
-    }
-
-    /// The stored outcome of a position of this slice without a capture.
-    fn get(&self, frame: &MoverFrame) -> Option<Outcome> {
-        self.index.rank(frame).map(|i| self.outcomes[i as usize])
-    }
-}
-
-/// Checks both files of slice `m` of variant `R`: checksums, then consistency. The slice and
-/// its twin are decoded into memory; moves that leave the pair are probed.
+/// Checks both files of slice `m` of variant `R`: checksums, then consistency, then the
+/// headers' counts. The slice and its twin are read level by level; moves that leave the
+/// pair are probed.
 pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck, ProbeError> {
-    let own = Decoded::<R>::load(tb, m)?;
-    let twin = if m.is_symmetric() {
-        None
+    let slices = if m.is_symmetric() {
+        vec![m]
     } else {
-        Some(Decoded::<R>::load(tb, m.flipped())?)
+        vec![m, m.flipped()]
     };
-    let twin = twin.as_ref().unwrap_or(&own);
-    let chunks = own.index.size().div_ceil(CHUNK);
-    let tally = (0..chunks)
-        .into_par_iter()
-        .map(|c| {
-            check_range(
-                tb,
-                &own,
-                twin,
-                c * CHUNK..((c + 1) * CHUNK).min(own.index.size()),
-            )
+    let files = slices
+        .iter()
+        .map(|&s| {
+            Ok([
+                tb.table(R::VARIANT, s, FileKind::Wdl)?,
+                tb.table(R::VARIANT, s, FileKind::Dtw)?,
+            ])
         })
-        .try_reduce(Tally::default, |a, b| Ok(a.and(b)))?;
+        .collect::<Result<Vec<_>, ProbeError>>()?;
+    for file in &files[0] {
+        (0..file.header().blocks)
+            .into_par_iter()
+            .try_for_each(|b| file.decode_block(b).map(drop))?;
+    }
+    let index: Vec<SliceIndex<R>> = slices.iter().map(|&s| SliceIndex::new(s)).collect();
+    let placements = Placements::<R>::new(&slices);
+    let mut tally = Tally::default();
+    let mut above: Option<Level> = None;
+    for level in (0..placements.levels()).rev() {
+        let current = read_level(&files, &placements, level)?;
+        let checked = check_level(tb, &index, &current, above.as_ref())?;
+        // Levels go from high indices to low ones only roughly: keep the lowest bad index.
+        let lower = match (&tally.bad, &checked.bad) {
+            (Some(SliceCheck::Bad { index: old, .. }), Some(SliceCheck::Bad { index, .. })) => {
+                index < old
+            }
+            _ => tally.bad.is_none(),
+        };
+        if lower {
+            tally.bad = checked.bad.clone();
+        }
+        for (c, n) in tally.counts.iter_mut().zip(checked.counts) {
+            *c += n;
+        }
+        above = Some(current);
+    }
     if let Some(bad) = tally.bad {
         return Ok(bad);
     }
-    for kind in [FileKind::Wdl, FileKind::Dtw] {
-        let h = tb.table(R::VARIANT, m, kind)?;
-        let h = h.header();
+    let [wins, draws, losses] = tally.counts;
+    let counted = [wins, draws, losses, index[0].size() - wins - draws - losses];
+    for (kind, file) in [FileKind::Wdl, FileKind::Dtw].into_iter().zip(&files[0]) {
+        let h = file.header();
         let header = [h.wins, h.draws, h.losses, h.unused];
-        if header != tally.counts {
+        if header != counted {
             return Ok(SliceCheck::Counts {
                 kind,
                 header,
-                counted: tally.counts,
+                counted,
             });
         }
     }
     Ok(SliceCheck::Ok)
 }
 
-fn check_range<R: Rules>(
-    tb: &Tablebase,
-    own: &Decoded<R>,
-    twin: &Decoded<R>,
-    range: std::ops::Range<u64>,
-) -> Result<Tally, ProbeError> {
-    let mut list = MoveList::new();
-    let mut replies = MoveList::new();
-    let mut tally = Tally::default();
-    for i in range {
-        let Some(frame) = own.index.unrank(i) else {
-            tally.counts[3] += 1;
-            continue;
-        };
-        let pos = frame.position::<R>();
-        generate(&pos, &mut list);
-        let moves = list.as_slice();
-        if moves.first().is_some_and(|m| m.is_capture()) {
-            tally.counts[3] += 1;
-            continue;
-        }
-        let mut expected: Option<Outcome> = None;
-        for mv in moves {
-            let next = pos.play(mv);
-            captures(&next, &mut replies);
-            let after = match replies.as_slice().is_empty() && !mv.is_promotion() {
-                true => twin.get(&MoverFrame::of(&next)),
-                false => None,
-            };
-            let o = match after {
-                Some(o) => o,
-                None => tb.resolve(&next, true)?,
+/// The stored outcomes (as codes) of every position of `level`, from both slices' files,
+/// in one batch: the placements in key order, each `kings_per_placement` long.
+fn read_level<R: Rules>(
+    files: &[[Arc<TableFile>; 2]],
+    placements: &Placements<R>,
+    level: usize,
+) -> Result<Level, ProbeError> {
+    let members = placements.members(level);
+    let kings = placements.kings_per_placement();
+    let mut values = vec![0u16; members.len() * kings as usize];
+    values
+        .par_chunks_mut(TASK_POSITIONS)
+        .enumerate()
+        .try_for_each(|(c, chunk)| {
+            let mut blocks: [[Decoded; 2]; 2] = Default::default();
+            for (o, value) in (c * TASK_POSITIONS..).zip(chunk.iter_mut()) {
+                let m = members[o / kings as usize];
+                let i = m.id * kings + o as u64 % kings;
+                let [wdl, dtw] = &files[m.slice as usize];
+                let [w_block, d_block] = &mut blocks[m.slice as usize];
+                let stored = match w_block.value(wdl, i)? as u8 {
+                    wdl_code::WIN => Outcome::win(d_block.value(dtw, i)?),
+                    wdl_code::LOSS => Outcome::loss(d_block.value(dtw, i)?),
+                    _ => Outcome::DRAW,
+                };
+                *value = stored.code();
             }
-            .before_move();
-            expected = Some(expected.map_or(o, |e| e.max(o)));
+            Ok::<_, ProbeError>(())
+        })?;
+    let blocks = members
+        .iter()
+        .enumerate()
+        .map(|(n, m)| (m.key(), 0, n as u32))
+        .collect();
+    Ok(placements.level(blocks, vec![values]))
+}
+
+/// The last decoded block of one file (one per file: members alternate between slices).
+#[derive(Default)]
+struct Decoded {
+    block: Option<u32>,
+    bytes: Vec<u8>,
+}
+
+impl Decoded {
+    fn value(&mut self, file: &TableFile, i: u64) -> Result<u16, ProbeError> {
+        let h = file.header();
+        let b = (i / h.block_positions as u64) as u32;
+        if self.block != Some(b) {
+            self.bytes = file.decode_block(b)?;
+            self.block = Some(b);
         }
-        let expected = expected.unwrap_or(Outcome::loss(0));
-        let stored = own.outcomes[i as usize];
-        tally.counts[match stored.wdl {
-            Wdl::Win => 0,
-            Wdl::Draw => 1,
-            Wdl::Loss => 2,
-        }] += 1;
-        if stored != expected && tally.bad.is_none() {
-            tally.bad = Some(SliceCheck::Bad {
-                index: i,
-                stored,
-                expected,
-            });
-        }
+        Ok(unpack(
+            &self.bytes,
+            h.value_bits,
+            (i % h.block_positions as u64) as usize,
+        ))
     }
-    Ok(tally)
+}
+
+/// Checks the positions of the first slice in `level` and counts their values.
+fn check_level<R: Rules>(
+    tb: &Tablebase,
+    index: &[SliceIndex<R>],
+    level: &Level,
+    above: Option<&Level>,
+) -> Result<Tally, ProbeError> {
+    let kings = level.kings;
+    let twin = if index.len() == 2 { 1 } else { 0 };
+    let value = |slice: u8, i: u64| -> Option<Outcome> {
+        let code = level.value(slice, i).or_else(|| above?.value(slice, i))?;
+        Outcome::from_code(code)
+    };
+    let mine: Vec<u64> = level
+        .blocks
+        .iter()
+        .filter(|b| b.0 & 1 == 0)
+        .map(|b| Member::from_key(b.0).id)
+        .collect();
+    let positions = mine.len() * kings as usize;
+    (0..positions.div_ceil(TASK_POSITIONS))
+        .into_par_iter()
+        .map_init(
+            || (MoveList::new(), MoveList::new()),
+            |(list, replies), c| {
+                let mut tally = Tally::default();
+                for o in c * TASK_POSITIONS..((c + 1) * TASK_POSITIONS).min(positions) {
+                    let i = mine[o / kings as usize] * kings + o as u64 % kings;
+                    let Some(frame) = index[0].unrank(i) else {
+                        continue;
+                    };
+                    let pos = frame.position::<R>();
+                    generate(&pos, list);
+                    let moves = list.as_slice();
+                    if moves.first().is_some_and(|m| m.is_capture()) {
+                        continue;
+                    }
+                    let mut expected: Option<Outcome> = None;
+                    for mv in moves {
+                        let next = pos.play(mv);
+                        captures(&next, replies);
+                        let after = match replies.as_slice().is_empty() && !mv.is_promotion() {
+                            true => index[twin as usize]
+                                .rank(&MoverFrame::of(&next))
+                                .and_then(|j| value(twin, j)),
+                            false => None,
+                        };
+                        let o = match after {
+                            Some(o) => o,
+                            None => tb.resolve(&next, true)?,
+                        }
+                        .before_move();
+                        expected = Some(expected.map_or(o, |e| e.max(o)));
+                    }
+                    let expected = expected.unwrap_or(Outcome::loss(0));
+                    let stored = value(0, i).unwrap_or(Outcome::DRAW);
+                    tally.counts[match stored.wdl {
+                        Wdl::Win => 0,
+                        Wdl::Draw => 1,
+                        Wdl::Loss => 2,
+                    }] += 1;
+                    if stored != expected && tally.bad.is_none() {
+                        tally.bad = Some(SliceCheck::Bad {
+                            index: i,
+                            stored,
+                            expected,
+                        });
+                    }
+                }
+                Ok(tally)
+            },
+        )
+        .try_reduce(Tally::default, |a, b| Ok(a.and(b)))
 }

@@ -18,12 +18,13 @@
 //! Each value depends only on the unit and the levels and slices it reads, so the tables are
 //! the same whatever the number of threads.
 
-use super::super::index::{MoverFrame, SliceIndex};
+use super::super::index::{KingArrangements, MoverFrame, SliceIndex};
 use super::super::levels::{Level, Member, Placements};
 use super::super::outcome::{Outcome, Wdl};
 use super::super::probe::Tablebase;
 use super::GenerateError;
 use crate::rules::{Bitboard, Color, Geometry, MoveList, OPPOSITE, Position, Rules, generate};
+use rayon::prelude::*;
 
 /// Marks an index that holds no position (men of both sides on one square).
 pub(super) const NO_POSITION: u16 = 0xFFFF;
@@ -50,6 +51,8 @@ const BATCH_POSITIONS: u64 = 1 << 14;
 pub(super) struct Job<'a, R: Rules> {
     /// The index of each slice of the job.
     pub index: Vec<SliceIndex<R>>,
+    /// Each slice's [`SliceIndex::king_arrangements`].
+    pub arrangements: Vec<Option<KingArrangements>>,
     /// The placements of the job's slices.
     pub placements: Placements<R>,
     /// The tables the job's captures and crownings lead to.
@@ -103,39 +106,60 @@ pub(super) fn solve_level<R: Rules>(
     level: usize,
     above: Option<&Level>,
 ) -> Result<(Level, [Counts; 2]), GenerateError> {
-    use rayon::prelude::*;
     let members = job.placements.members(level);
-    let units = job.placements.units(&members);
     let k = job.kings();
-    // Units in batches of at least BATCH_POSITIONS positions.
-    let mut batches: Vec<&[Vec<u32>]> = Vec::new();
+    // Without kings (and, in Turkish, sideways steps) no quiet move stays in a placement:
+    // every placement is a unit of its own and every position takes its best move out.
+    let closed = k == 1 && R::Board::SIDEWAYS == 0;
+    let units = if closed {
+        Vec::new()
+    } else {
+        job.placements.units(&members)
+    };
+    let unit_count = if closed { members.len() } else { units.len() };
+    let unit_len = |u: usize| if closed { 1 } else { units[u].len() as u64 };
+    // Units in batches of at least BATCH_POSITIONS positions, as ranges of units.
+    let mut batches: Vec<std::ops::Range<usize>> = Vec::new();
     let (mut start, mut size) = (0, 0);
-    for (u, unit) in units.iter().enumerate() {
-        size += unit.len() as u64 * k;
+    for u in 0..unit_count {
+        size += unit_len(u) * k;
         if size >= BATCH_POSITIONS {
-            batches.push(&units[start..=u]);
+            batches.push(start..u + 1);
             (start, size) = (u + 1, 0);
         }
     }
-    if start < units.len() {
-        batches.push(&units[start..]);
+    if start < unit_count {
+        batches.push(start..unit_count);
     }
     let solved = batches
         .par_iter()
         .map_init(Scratch::default, |scratch, batch| {
             let mut values = Vec::new();
             let mut counts = [Counts::default(); 2];
-            for unit in batch.iter() {
-                let unit: Vec<Member> = unit.iter().map(|&i| members[i as usize]).collect();
-                solve_unit(job, &unit, above, scratch, &mut values, &mut counts)?;
+            let mut above = Above::new(above);
+            if closed {
+                for &m in &members[batch.clone()] {
+                    solve_closed(job, m, &mut above, scratch, &mut values, &mut counts)?;
+                }
+            } else {
+                for unit in &units[batch.clone()] {
+                    let unit: Vec<Member> = unit.iter().map(|&i| members[i as usize]).collect();
+                    solve_unit(job, &unit, &mut above, scratch, &mut values, &mut counts)?;
+                }
             }
             Ok((values, counts))
         })
         .collect::<Result<Vec<_>, GenerateError>>()?;
     let mut blocks = Vec::with_capacity(members.len());
     for (b, batch) in batches.iter().enumerate() {
-        for (place, &i) in batch.iter().flatten().enumerate() {
-            blocks.push((members[i as usize].key(), b as u32, place as u32));
+        if closed {
+            for (place, m) in members[batch.clone()].iter().enumerate() {
+                blocks.push((m.key(), b as u32, place as u32));
+            }
+        } else {
+            for (place, &i) in units[batch.clone()].iter().flatten().enumerate() {
+                blocks.push((members[i as usize].key(), b as u32, place as u32));
+            }
         }
     }
     blocks.sort_unstable_by_key(|b| b.0);
@@ -145,22 +169,13 @@ pub(super) fn solve_level<R: Rules>(
         values.push(v);
         counts = [counts[0].merge(c[0]), counts[1].merge(c[1])];
     }
-    Ok((
-        Level {
-            blocks,
-            batches: values,
-            kings: k,
-        },
-        counts,
-    ))
+    Ok((job.placements.level(blocks, values), counts))
 }
 
 /// Buffers a thread reuses from unit to unit.
 #[derive(Default)]
 struct Scratch {
     moves: MoveList,
-    /// Positions resolved but not yet walked back, by distance.
-    pending: Vec<u64>,
     /// Exit wins: (distance, position in the unit).
     seeds: Vec<(u16, usize)>,
     /// The men of each member of the unit: the side to move's, the other's.
@@ -169,7 +184,27 @@ struct Scratch {
     twins: Vec<usize>,
     /// For each member, the squares its men leave free, one bit each, in order.
     free: Vec<Vec<u64>>,
+    /// The members' keys, in order.
+    keys: Vec<u64>,
+    /// Predecessors of resolved positions, and whether the position was lost.
+    preds: Vec<(usize, bool)>,
+    /// The spans with positions to walk back from at the current ply.
+    due: Vec<usize>,
+    /// Per [`SPAN`] positions of the unit, the least distance resolved there and not yet
+    /// walked back ([`NOTHING_PENDING`] for none).
+    summary: Vec<u16>,
 }
+
+/// Positions a [`Scratch::summary`] entry covers.
+const SPAN: usize = 64;
+const NOTHING_PENDING: u16 = u16::MAX;
+/// Positions of a unit from which all threads solve it together.
+const PARALLEL_UNIT: usize = 1 << 18;
+/// Spans walked back from at a time: their predecessors are gathered, then walked to.
+const SERIAL_WINDOW: usize = 16;
+const PARALLEL_WINDOW: usize = 1 << 12;
+/// How far ahead of its use a predecessor's state is asked for.
+const PREFETCH_AHEAD: usize = 8;
 
 /// The members of a unit and their men.
 struct Unit<'a> {
@@ -186,11 +221,13 @@ impl Unit<'_> {
         let k = job.kings();
         let b = i / k as usize;
         let (mover, other) = self.men[b];
-        job.index[self.members[b].slice as usize].with_kings(
+        let slice = self.members[b].slice as usize;
+        job.index[slice].with_kings(
             mover,
             other,
             &self.free[b],
             i as u64 % k,
+            job.arrangements[slice].as_ref(),
         )
     }
 }
@@ -203,11 +240,48 @@ enum Class {
     Open { moves: u16, exit: Option<Outcome> },
 }
 
+/// Appends the solved value of placement `m`, a position without kings whose every quiet
+/// move leaves the placement, to `values`.
+fn solve_closed<R: Rules>(
+    job: &Job<'_, R>,
+    m: Member,
+    above: &mut Above<'_>,
+    scratch: &mut Scratch,
+    values: &mut Vec<u16>,
+    counts: &mut [Counts; 2],
+) -> Result<(), GenerateError> {
+    let (mover, other) = job.placements.men(m);
+    let frame = MoverFrame {
+        mover,
+        other,
+        kings: 0,
+    };
+    let pos = frame.position::<R>();
+    let value = match classify(job, m.slice, &pos, above, &mut scratch.moves)? {
+        Class::Final { outcome, capture } => {
+            let code = code_of(outcome)?;
+            if capture {
+                CAPTURE | code
+            } else {
+                counts[m.slice as usize].add(outcome);
+                code
+            }
+        }
+        Class::Open { .. } => {
+            return Err(GenerateError::Limit(
+                "a quiet move that keeps a placement without kings".into(),
+            ));
+        }
+    };
+    values.push(value);
+    Ok(())
+}
+
 /// Appends the solved values of `unit` (its blocks in order) to `values`.
 fn solve_unit<R: Rules>(
     job: &Job<'_, R>,
     unit: &[Member],
-    above: Option<&Level>,
+    above: &mut Above<'_>,
     scratch: &mut Scratch,
     values: &mut Vec<u16>,
     counts: &mut [Counts; 2],
@@ -219,17 +293,21 @@ fn solve_unit<R: Rules>(
     let state = &mut values[base..];
     let Scratch {
         moves,
-        pending,
         seeds,
         men,
         twins,
         free,
+        keys,
+        preds,
+        due,
+        summary,
     } = scratch;
-    pending.clear();
-    seeds.clear();
     men.clear();
     men.extend(unit.iter().map(|&m| job.placements.men(m)));
-    let keys: Vec<u64> = unit.iter().map(|m| m.key()).collect();
+    keys.clear();
+    keys.extend(unit.iter().map(|m| m.key()));
+    summary.clear();
+    summary.resize(n.div_ceil(SPAN), NOTHING_PENDING);
     twins.clear();
     for (&m, &(mover, other)) in unit.iter().zip(men.iter()) {
         let twin = job.twin(m.slice);
@@ -261,14 +339,195 @@ fn solve_unit<R: Rules>(
         twins,
         free,
     };
+    // A large unit (few men, many kings) is cut into parts, each classified, and at each ply
+    // walked back into, by one thread; a small one is one part.
+    let threads = rayon::current_num_threads();
+    let part_len = match n >= PARALLEL_UNIT && threads > 1 {
+        true => n.div_ceil(4 * threads),
+        false => n,
+    }
+    .next_multiple_of(SPAN);
+    let parts = n.div_ceil(part_len);
+    seeds.clear();
+    let mut most = if parts == 1 {
+        let mut pending = Pending::new(summary, 0);
+        classify_part(job, &unit, state, &mut pending, above, moves, seeds)?;
+        pending.most
+    } else {
+        let classified = state
+            .par_chunks_mut(part_len)
+            .zip(summary.par_chunks_mut(part_len / SPAN))
+            .enumerate()
+            .map(|(p, (state, summary))| {
+                let mut pending = Pending::new(summary, p * part_len);
+                let (mut above, mut list, mut seeds) =
+                    (Above::new(above.level), MoveList::new(), Vec::new());
+                classify_part(
+                    job,
+                    &unit,
+                    state,
+                    &mut pending,
+                    &mut above,
+                    &mut list,
+                    &mut seeds,
+                )?;
+                Ok((pending.most, seeds))
+            })
+            .collect::<Result<Vec<_>, GenerateError>>()?;
+        let mut most = 0;
+        for (m, s) in classified {
+            most = most.max(m);
+            seeds.extend(s);
+        }
+        most
+    };
+    seeds.sort_unstable();
+    let mut next_seed = 0;
+    let mut ply: u16 = 0;
+    while ply <= most || next_seed < seeds.len() {
+        while let Some(&(d, i)) = seeds.get(next_seed) {
+            if d != ply {
+                break;
+            }
+            next_seed += 1;
+            if state[i] & OPEN != 0 {
+                state[i] = Outcome::win(ply).code();
+                Pending::new(summary, 0).add(i, ply);
+            }
+        }
+        due.clear();
+        due.extend((0..summary.len()).filter(|&s| summary[s] == ply));
+        for window in due.chunks(if parts == 1 {
+            SERIAL_WINDOW
+        } else {
+            PARALLEL_WINDOW
+        }) {
+            if parts == 1 {
+                preds.clear();
+                gather(
+                    job,
+                    &unit,
+                    keys,
+                    state,
+                    window,
+                    ply,
+                    std::slice::from_mut(preds),
+                    n,
+                );
+                let mut pending = Pending::new(summary, 0);
+                walk_back_part(
+                    job,
+                    &unit,
+                    state,
+                    &mut pending,
+                    [&preds[..]],
+                    window,
+                    ply,
+                    above,
+                    moves,
+                )?;
+                most = most.max(pending.most);
+                continue;
+            }
+            let gathered: Vec<Vec<Vec<(usize, bool)>>> = window
+                .par_chunks(window.len().div_ceil(threads))
+                .map(|spans| {
+                    let mut buckets = vec![Vec::new(); parts];
+                    gather(job, &unit, keys, state, spans, ply, &mut buckets, part_len);
+                    buckets
+                })
+                .collect();
+            let walked = state
+                .par_chunks_mut(part_len)
+                .zip(summary.par_chunks_mut(part_len / SPAN))
+                .enumerate()
+                .map(|(p, (state, summary))| {
+                    let first_span = p * part_len / SPAN;
+                    let spans = &window[window.partition_point(|&s| s < first_span)
+                        ..window.partition_point(|&s| s < first_span + summary.len())];
+                    let mut pending = Pending::new(summary, p * part_len);
+                    let (mut above, mut list) = (Above::new(above.level), MoveList::new());
+                    let preds = gathered.iter().map(|g| &g[p][..]);
+                    walk_back_part(
+                        job,
+                        &unit,
+                        state,
+                        &mut pending,
+                        preds,
+                        spans,
+                        ply,
+                        &mut above,
+                        &mut list,
+                    )?;
+                    Ok(pending.most)
+                })
+                .collect::<Result<Vec<_>, GenerateError>>()?;
+            most = walked.into_iter().fold(most, u16::max);
+        }
+        ply = ply
+            .checked_add(1)
+            .ok_or_else(|| GenerateError::Limit("distances past 65535 plies".into()))?;
+    }
     for (i, cell) in state.iter_mut().enumerate() {
-        let m = unit.members[i / k as usize];
+        if *cell & OPEN != 0 {
+            *cell = Outcome::DRAW.code();
+        }
+        if *cell & CAPTURE == 0 {
+            let o = Outcome::from_code(*cell & CODE).unwrap_or(Outcome::DRAW);
+            counts[unit.members[i / k as usize].slice as usize].add(o);
+        }
+    }
+    Ok(())
+}
+
+/// The positions of a part of a unit resolved as wins or losses and not yet walked back.
+struct Pending<'a> {
+    /// The least distance per span of the part (see [`Scratch::summary`]).
+    summary: &'a mut [u16],
+    /// The part's first position in the unit.
+    offset: usize,
+    /// The longest distance added.
+    most: u16,
+}
+
+impl<'a> Pending<'a> {
+    fn new(summary: &'a mut [u16], offset: usize) -> Self {
+        Pending {
+            summary,
+            offset,
+            most: 0,
+        }
+    }
+
+    /// Position `i` of the unit is resolved at distance `dtw`.
+    #[inline(always)]
+    fn add(&mut self, i: usize, dtw: u16) {
+        let s = &mut self.summary[(i - self.offset) / SPAN];
+        *s = (*s).min(dtw);
+        self.most = self.most.max(dtw);
+    }
+}
+
+/// Classifies the positions of a part of a unit, `state` from position `pending.offset` on.
+#[allow(clippy::too_many_arguments)]
+fn classify_part<R: Rules>(
+    job: &Job<'_, R>,
+    unit: &Unit<'_>,
+    state: &mut [u16],
+    pending: &mut Pending<'_>,
+    above: &mut Above<'_>,
+    moves: &mut MoveList,
+    seeds: &mut Vec<(u16, usize)>,
+) -> Result<(), GenerateError> {
+    let k = job.kings() as usize;
+    for (i, cell) in (pending.offset..).zip(state.iter_mut()) {
+        let m = unit.members[i / k];
         let pos = unit.frame(job, i).position::<R>();
         *cell = match classify(job, m.slice, &pos, above, moves)? {
             Class::Final { outcome, capture } => {
                 let code = code_of(outcome)?;
                 if outcome.wdl != Wdl::Draw {
-                    count_pending(pending, outcome.dtw);
+                    pending.add(i, outcome.dtw);
                 }
                 if capture { CAPTURE | code } else { code }
             }
@@ -291,67 +550,87 @@ fn solve_unit<R: Rules>(
             }
         };
     }
-    seeds.sort_unstable();
-    let mut next_seed = 0;
-    let mut ply: u16 = 0;
-    while (ply as usize) < pending.len() || next_seed < seeds.len() {
-        let win = Outcome::win(ply).code();
-        let loss = Outcome::loss(ply).code();
-        while let Some(&(d, i)) = seeds.get(next_seed) {
-            if d != ply {
-                break;
-            }
-            next_seed += 1;
-            if state[i] & OPEN != 0 {
-                state[i] = win;
-                count_pending(pending, ply);
-            }
-        }
-        let mut left = pending.get(ply as usize).copied().unwrap_or(0);
-        let mut start = 0;
-        while left > 0 && start < n {
-            // Positions resolved at this ply, 64 at a time (walking back never resolves one
-            // at this ply, so the mask stays true).
-            let end = (start + 64).min(n);
-            let mut found = 0u64;
-            for (j, &v) in state[start..end].iter().enumerate() {
-                let v = v & (OPEN | CODE);
-                found |= (((v == win) | (v == loss)) as u64) << j;
-            }
-            while found != 0 {
-                let i = start + found.trailing_zeros() as usize;
-                found &= found - 1;
-                left -= 1;
-                let lost = state[i] & CODE == loss;
-                walk_back(
-                    job, &unit, &keys, state, i, lost, ply, above, moves, pending,
-                )?;
-            }
-            start = end;
-        }
-        ply = ply
-            .checked_add(1)
-            .ok_or_else(|| GenerateError::Limit("distances past 65535 plies".into()))?;
-    }
-    for (i, cell) in state.iter_mut().enumerate() {
-        if *cell & OPEN != 0 {
-            *cell = Outcome::DRAW.code();
-        }
-        if *cell & CAPTURE == 0 {
-            let o = Outcome::from_code(*cell & CODE).unwrap_or(Outcome::DRAW);
-            counts[unit.members[i / k as usize].slice as usize].add(o);
-        }
-    }
     Ok(())
 }
 
-#[inline(always)]
-fn count_pending(pending: &mut Vec<u64>, dtw: u16) {
-    let d = dtw as usize;
-    if pending.len() <= d {
-        pending.resize(d + 1, 0);
+/// Appends to `buckets[at / part_len]` the predecessors `at` in the unit of the positions
+/// resolved at `ply` in spans `spans`, with whether that position was lost.
+#[allow(clippy::too_many_arguments)]
+fn gather<R: Rules>(
+    job: &Job<'_, R>,
+    unit: &Unit<'_>,
+    keys: &[u64],
+    state: &[u16],
+    spans: &[usize],
+    ply: u16,
+    buckets: &mut [Vec<(usize, bool)>],
+    part_len: usize,
+) {
+    let (win, loss) = (Outcome::win(ply).code(), Outcome::loss(ply).code());
+    for &span in spans {
+        // The positions of the span resolved at this ply (walking back never resolves one at
+        // this ply, so the mask stays true).
+        let start = span * SPAN;
+        let end = (start + SPAN).min(state.len());
+        let mut found = 0u64;
+        for (j, &v) in state[start..end].iter().enumerate() {
+            let v = v & (OPEN | CODE);
+            found |= (((v == win) | (v == loss)) as u64) << j;
+        }
+        while found != 0 {
+            let i = start + found.trailing_zeros() as usize;
+            found &= found - 1;
+            let lost = state[i] & CODE == loss;
+            predecessors_in_unit(job, unit, keys, i, |at| {
+                buckets[at / part_len].push((at, lost))
+            });
+        }
     }
-    pending[d] += 1;
+}
+
+/// Walks back into a part of a unit (`state`, from `pending.offset` on): every predecessor
+/// in `preds` that lies in it, then the summary of the part's `spans` walked from.
+#[allow(clippy::too_many_arguments)]
+fn walk_back_part<'p, R: Rules>(
+    job: &Job<'_, R>,
+    unit: &Unit<'_>,
+    state: &mut [u16],
+    pending: &mut Pending<'_>,
+    preds: impl IntoIterator<Item = &'p [(usize, bool)]>,
+    spans: &[usize],
+    ply: u16,
+    above: &mut Above<'_>,
+    list: &mut MoveList,
+) -> Result<(), GenerateError> {
+    let offset = pending.offset;
+    for preds in preds {
+        for (n, &(at, lost)) in preds.iter().enumerate() {
+            // The reads miss the cache: ask for those a little ahead.
+            if let Some(&(ahead, _)) = preds.get(n + PREFETCH_AHEAD) {
+                prefetch(&state[ahead - offset]);
+            }
+            walk_back_to(job, unit, state, at, lost, ply, above, list, pending)?;
+        }
+    }
+    // What is left pending in each span: codes of distances past this ply.
+    let first_later = Outcome::win(ply + 1).code();
+    for &span in spans {
+        let start = span * SPAN - offset;
+        let end = (start + SPAN).min(state.len());
+        let least = state[start..end]
+            .iter()
+            .map(|&v| match v & (OPEN | CODE) {
+                c if (first_later..=CODE).contains(&c) => c,
+                _ => u16::MAX,
+            })
+            .min()
+            .unwrap_or(u16::MAX);
+        pending.summary[span - offset / SPAN] = match least {
+            u16::MAX => NOTHING_PENDING,
+            c => (c - 2) / 2,
+        };
+    }
+    Ok(())
 }
 
 fn code_of(o: Outcome) -> Result<u16, GenerateError> {
@@ -364,12 +643,66 @@ fn code_of(o: Outcome) -> Result<u16, GenerateError> {
     Ok(o.code())
 }
 
+/// The level above, with the placements of the positions lately read from it: the positions
+/// of one placement (all kings' arrangements) step to the same few placements, each found
+/// once for all of them.
+struct Above<'a> {
+    level: Option<&'a Level>,
+    /// (slice, men of the side to move, men of the other side, their values), replaced in
+    /// turn from `next`.
+    recent: Vec<(u8, u64, u64, &'a [u16])>,
+    next: usize,
+}
+
+impl<'a> Above<'a> {
+    /// Placements remembered.
+    const RECENT: usize = 32;
+
+    fn new(level: Option<&'a Level>) -> Self {
+        Above {
+            level,
+            recent: Vec::with_capacity(Self::RECENT),
+            next: 0,
+        }
+    }
+
+    /// The value of `frame`, a position of slice `slice` in this level.
+    #[inline]
+    fn value<R: Rules>(&mut self, job: &Job<'_, R>, slice: u8, frame: &MoverFrame) -> Option<u16> {
+        let index = &job.index[slice as usize];
+        if job.kings() == 1 {
+            // One position a placement: nothing to share.
+            return self.level?.value(slice, index.rank(frame)?);
+        }
+        let (mover, other) = (frame.mover & !frame.kings, frame.other & !frame.kings);
+        let block = match self
+            .recent
+            .iter()
+            .find(|r| r.0 == slice && r.1 == mover && r.2 == other)
+        {
+            Some(r) => r.3,
+            None => {
+                let id = index.rank(frame)? / job.kings();
+                let block = self.level?.block(slice, id)?;
+                let entry = (slice, mover, other, block);
+                match self.recent.get_mut(self.next) {
+                    Some(r) => *r = entry,
+                    None => self.recent.push(entry),
+                }
+                self.next = (self.next + 1) % Self::RECENT;
+                block
+            }
+        };
+        block.get(index.kings_rank(frame) as usize).copied()
+    }
+}
+
 /// The moves of `pos` (a position of slice `slice`, seen from its side to move).
 fn classify<R: Rules>(
     job: &Job<'_, R>,
     slice: u8,
     pos: &Position<R>,
-    above: Option<&Level>,
+    above: &mut Above<'_>,
     list: &mut MoveList,
 ) -> Result<Class, GenerateError> {
     generate(pos, list);
@@ -403,14 +736,10 @@ fn classify<R: Rules>(
             inside += 1;
             continue;
         } else {
-            let next = pos.play(mv);
-            let twin = job.twin(slice);
-            let value = job.index[twin as usize]
-                .rank(&MoverFrame::of(&next))
-                .and_then(|j| above?.value(twin, j))
-                .ok_or_else(|| {
-                    GenerateError::Limit("a man's step leads outside the level above".into())
-                })?;
+            let next = MoverFrame::of(&pos.play(mv));
+            let value = above.value(job, job.twin(slice), &next).ok_or_else(|| {
+                GenerateError::Limit("a man's step leads outside the level above".into())
+            })?;
             Outcome::from_code(value & CODE)
                 .unwrap_or(Outcome::DRAW)
                 .before_move()
@@ -430,31 +759,20 @@ fn classify<R: Rules>(
     })
 }
 
-/// Walks back from position `i` of the unit, resolved at `ply` (`lost`: a loss for its side
-/// to move, else a win), into its predecessors in the unit.
-#[allow(clippy::too_many_arguments)]
-fn walk_back<R: Rules>(
+/// Calls `f` with every position of the unit from which a quiet move leads to position `i`.
+fn predecessors_in_unit<R: Rules>(
     job: &Job<'_, R>,
     unit: &Unit<'_>,
     keys: &[u64],
-    state: &mut [u16],
     i: usize,
-    lost: bool,
-    ply: u16,
-    above: Option<&Level>,
-    list: &mut MoveList,
-    pending: &mut Vec<u64>,
-) -> Result<(), GenerateError> {
+    mut f: impl FnMut(usize),
+) {
     let k = job.kings();
     let m = unit.members[i / k as usize];
     let frame = unit.frame(job, i);
     let twin = job.twin(m.slice);
-    let mut result = Ok(());
     let twin_block = unit.twins[i / k as usize];
     predecessors::<R>(&frame, |q, men_moved| {
-        if result.is_err() {
-            return;
-        }
         let at = if men_moved {
             let Some(j) = job.index[twin as usize].rank(&q) else {
                 return;
@@ -471,41 +789,64 @@ fn walk_back<R: Rules>(
         } else {
             twin_block * k as usize + job.index[twin as usize].kings_rank(&q) as usize
         };
-        let v = state[at];
-        if v & OPEN == 0 {
-            return;
-        }
-        if lost {
-            state[at] = Outcome::win(ply + 1).code();
-            count_pending(pending, ply + 1);
-            return;
-        }
-        let left = (v & COUNT) - 1;
-        if left > 0 || v & CANNOT_LOSE != 0 {
-            state[at] = v - 1;
-            return;
-        }
-        let mut dtw = ply + 1;
-        if v & EXIT_LOSS != 0 {
-            let pos = q.position::<R>();
-            match classify(job, twin, &pos, above, list) {
-                Ok(Class::Open { exit: Some(e), .. }) => dtw = dtw.max(e.dtw),
-                Ok(_) => {}
-                Err(e) => {
-                    result = Err(e);
-                    return;
-                }
-            }
-        }
-        match code_of(Outcome::loss(dtw)) {
-            Ok(code) => {
-                state[at] = code;
-                count_pending(pending, dtw);
-            }
-            Err(e) => result = Err(e),
-        }
+        f(at);
     });
-    result
+}
+
+/// Asks the processor to load the cache line of `value`, without waiting for it.
+#[inline(always)]
+fn prefetch(value: &u16) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint; it reads nothing and cannot fault.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>((value as *const u16).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}
+
+/// Updates position `at` of the unit, a predecessor of a position resolved at `ply`: won in
+/// `ply + 1` if that one is `lost`, else one count fewer, and lost when none is left unless an
+/// exit draws or wins.
+#[allow(clippy::too_many_arguments)]
+fn walk_back_to<R: Rules>(
+    job: &Job<'_, R>,
+    unit: &Unit<'_>,
+    state: &mut [u16],
+    at: usize,
+    lost: bool,
+    ply: u16,
+    above: &mut Above<'_>,
+    list: &mut MoveList,
+    pending: &mut Pending<'_>,
+) -> Result<(), GenerateError> {
+    let cell = &mut state[at - pending.offset];
+    let v = *cell;
+    if v & OPEN == 0 {
+        return Ok(());
+    }
+    if lost {
+        *cell = Outcome::win(ply + 1).code();
+        pending.add(at, ply + 1);
+        return Ok(());
+    }
+    let left = (v & COUNT) - 1;
+    if left > 0 || v & CANNOT_LOSE != 0 {
+        *cell = v - 1;
+        return Ok(());
+    }
+    let mut dtw = ply + 1;
+    if v & EXIT_LOSS != 0 {
+        let m = unit.members[at / job.kings() as usize];
+        let pos = unit.frame(job, at).position::<R>();
+        if let Class::Open { exit: Some(e), .. } = classify(job, m.slice, &pos, above, list)? {
+            dtw = dtw.max(e.dtw);
+        }
+    }
+    state[at - pending.offset] = code_of(Outcome::loss(dtw))?;
+    pending.add(at, dtw);
+    Ok(())
 }
 
 /// Calls `f` with every position (seen from its side to move) from which a quiet move that
