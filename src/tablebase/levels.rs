@@ -14,7 +14,7 @@
 //! slice turned), and in Turkish every placement with the same men on each row, since
 //! sideways moves join them.
 
-use super::index::{binomial, unrank_set};
+use super::index::{MoverFrame, SliceIndex, binomial, unrank_set};
 use super::material::Material;
 use crate::rules::{Color, Geometry, Rules, Square};
 
@@ -349,6 +349,81 @@ impl Level {
                 let at = place as usize * k;
                 &self.batches[batch as usize][at..at + k]
             })
+    }
+}
+
+/// Levels read by placement, with the placements lately read: the positions of one
+/// placement (all arrangements of the kings) move to the same few placements, each found
+/// once for all of them.
+pub(crate) struct Above<'a, const N: usize> {
+    levels: [Option<&'a Level>; N],
+    /// (slice, men of the side to move, men of the other side, their values), replaced in
+    /// turn from `next`.
+    recent: Vec<(u8, u64, u64, &'a [u16])>,
+    next: usize,
+}
+
+impl<'a, const N: usize> Above<'a, N> {
+    /// Placements remembered.
+    const RECENT: usize = 32;
+
+    /// Reads `levels`, the first that holds a placement giving its values.
+    pub fn new(levels: [Option<&'a Level>; N]) -> Self {
+        Above {
+            levels,
+            recent: Vec::with_capacity(Self::RECENT),
+            next: 0,
+        }
+    }
+
+    /// The first level read.
+    pub fn level(&self) -> Option<&'a Level> {
+        self.levels.first().copied().flatten()
+    }
+
+    /// The value of `frame`, a position of slice `slice` (indexed by `index`), if its
+    /// placement is in the levels.
+    #[inline]
+    pub fn value<R: Rules>(
+        &mut self,
+        index: &SliceIndex<R>,
+        slice: u8,
+        frame: &MoverFrame,
+    ) -> Option<u16> {
+        let kings = self.level()?.kings;
+        if kings == 1 {
+            // One position a placement: nothing to share.
+            let id = index.rank(frame)?;
+            return self
+                .levels
+                .iter()
+                .flatten()
+                .find_map(|l| l.value(slice, id));
+        }
+        let (mover, other) = (frame.mover & !frame.kings, frame.other & !frame.kings);
+        let block = match self
+            .recent
+            .iter()
+            .find(|r| r.0 == slice && r.1 == mover && r.2 == other)
+        {
+            Some(r) => r.3,
+            None => {
+                let id = index.rank(frame)? / kings;
+                let block = self
+                    .levels
+                    .iter()
+                    .flatten()
+                    .find_map(|l| l.block(slice, id))?;
+                let entry = (slice, mover, other, block);
+                match self.recent.get_mut(self.next) {
+                    Some(r) => *r = entry,
+                    None => self.recent.push(entry),
+                }
+                self.next = (self.next + 1) % Self::RECENT;
+                block
+            }
+        };
+        block.get(index.kings_rank(frame) as usize).copied()
     }
 }
 

@@ -18,13 +18,13 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::format::{FileKind, unpack, wdl_code};
-use super::index::{MoverFrame, SliceIndex};
-use super::levels::{Level, Member, Placements};
+use super::index::{KingArrangements, MoverFrame, SliceIndex};
+use super::levels::{Above, Level, Member, Placements};
 use super::material::Material;
 use super::outcome::{Outcome, Wdl};
 use super::probe::{ProbeError, Tablebase};
 use super::table::TableFile;
-use crate::rules::{MoveList, Rules, captures, generate};
+use crate::rules::{Bitboard, Geometry, MoveList, Rules, captures, generate};
 
 /// The verdict on one slice.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -98,11 +98,19 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
     }
     let index: Vec<SliceIndex<R>> = slices.iter().map(|&s| SliceIndex::new(s)).collect();
     let placements = Placements::<R>::new(&slices);
+    let arrangements = index[0].king_arrangements();
     let mut tally = Tally::default();
     let mut above: Option<Level> = None;
     for level in (0..placements.levels()).rev() {
         let current = read_level(&files, &placements, level)?;
-        let checked = check_level(tb, &index, &current, above.as_ref())?;
+        let checked = check_level(
+            tb,
+            &index,
+            &placements,
+            &arrangements,
+            &current,
+            above.as_ref(),
+        )?;
         // Levels go from high indices to low ones only roughly: keep the lowest bad index.
         let lower = match (&tally.bad, &checked.bad) {
             (Some(SliceCheck::Bad { index: old, .. }), Some(SliceCheck::Bad { index, .. })) => {
@@ -201,15 +209,13 @@ impl Decoded {
 fn check_level<R: Rules>(
     tb: &Tablebase,
     index: &[SliceIndex<R>],
+    placements: &Placements<R>,
+    arrangements: &Option<KingArrangements>,
     level: &Level,
     above: Option<&Level>,
 ) -> Result<Tally, ProbeError> {
     let kings = level.kings;
     let twin = if index.len() == 2 { 1 } else { 0 };
-    let value = |slice: u8, i: u64| -> Option<Outcome> {
-        let code = level.value(slice, i).or_else(|| above?.value(slice, i))?;
-        Outcome::from_code(code)
-    };
     let mine: Vec<u64> = level
         .blocks
         .iter()
@@ -220,14 +226,30 @@ fn check_level<R: Rules>(
     (0..positions.div_ceil(TASK_POSITIONS))
         .into_par_iter()
         .map_init(
-            || (MoveList::new(), MoveList::new()),
-            |(list, replies), c| {
+            || {
+                (
+                    MoveList::new(),
+                    MoveList::new(),
+                    Above::new([Some(level), above]),
+                )
+            },
+            |(list, replies, read), c| {
                 let mut tally = Tally::default();
+                let mut placement = (u64::MAX, 0, 0, Vec::new());
                 for o in c * TASK_POSITIONS..((c + 1) * TASK_POSITIONS).min(positions) {
-                    let i = mine[o / kings as usize] * kings + o as u64 % kings;
-                    let Some(frame) = index[0].unrank(i) else {
-                        continue;
-                    };
+                    let id = mine[o / kings as usize];
+                    let i = id * kings + o as u64 % kings;
+                    if placement.0 != id {
+                        let (mover, other) = placements.men(Member { slice: 0, id });
+                        let free = Bitboard(R::Board::VALID & !(mover | other))
+                            .squares()
+                            .map(|s| s.bb().0)
+                            .collect();
+                        placement = (id, mover, other, free);
+                    }
+                    let (_, mover, other, free) = &placement;
+                    let frame =
+                        index[0].with_kings(*mover, *other, free, i % kings, arrangements.as_ref());
                     let pos = frame.position::<R>();
                     generate(&pos, list);
                     let moves = list.as_slice();
@@ -239,9 +261,9 @@ fn check_level<R: Rules>(
                         let next = pos.play(mv);
                         captures(&next, replies);
                         let after = match replies.as_slice().is_empty() && !mv.is_promotion() {
-                            true => index[twin as usize]
-                                .rank(&MoverFrame::of(&next))
-                                .and_then(|j| value(twin, j)),
+                            true => read
+                                .value(&index[twin as usize], twin, &MoverFrame::of(&next))
+                                .and_then(Outcome::from_code),
                             false => None,
                         };
                         let o = match after {
@@ -252,7 +274,10 @@ fn check_level<R: Rules>(
                         expected = Some(expected.map_or(o, |e| e.max(o)));
                     }
                     let expected = expected.unwrap_or(Outcome::loss(0));
-                    let stored = value(0, i).unwrap_or(Outcome::DRAW);
+                    let stored = level
+                        .value(0, i)
+                        .and_then(Outcome::from_code)
+                        .unwrap_or(Outcome::DRAW);
                     tally.counts[match stored.wdl {
                         Wdl::Win => 0,
                         Wdl::Draw => 1,

@@ -19,7 +19,7 @@
 //! the same whatever the number of threads.
 
 use super::super::index::{KingArrangements, MoverFrame, SliceIndex};
-use super::super::levels::{Level, Member, Placements};
+use super::super::levels::{Above, Level, Member, Placements};
 use super::super::outcome::{Outcome, Wdl};
 use super::super::probe::Tablebase;
 use super::GenerateError;
@@ -136,7 +136,7 @@ pub(super) fn solve_level<R: Rules>(
         .map_init(Scratch::default, |scratch, batch| {
             let mut values = Vec::new();
             let mut counts = [Counts::default(); 2];
-            let mut above = Above::new(above);
+            let mut above = Above::new([above]);
             if closed {
                 for &m in &members[batch.clone()] {
                     solve_closed(job, m, &mut above, scratch, &mut values, &mut counts)?;
@@ -245,7 +245,7 @@ enum Class {
 fn solve_closed<R: Rules>(
     job: &Job<'_, R>,
     m: Member,
-    above: &mut Above<'_>,
+    above: &mut Above<'_, 1>,
     scratch: &mut Scratch,
     values: &mut Vec<u16>,
     counts: &mut [Counts; 2],
@@ -281,7 +281,7 @@ fn solve_closed<R: Rules>(
 fn solve_unit<R: Rules>(
     job: &Job<'_, R>,
     unit: &[Member],
-    above: &mut Above<'_>,
+    above: &mut Above<'_, 1>,
     scratch: &mut Scratch,
     values: &mut Vec<u16>,
     counts: &mut [Counts; 2],
@@ -361,7 +361,7 @@ fn solve_unit<R: Rules>(
             .map(|(p, (state, summary))| {
                 let mut pending = Pending::new(summary, p * part_len);
                 let (mut above, mut list, mut seeds) =
-                    (Above::new(above.level), MoveList::new(), Vec::new());
+                    (Above::new([above.level()]), MoveList::new(), Vec::new());
                 classify_part(
                     job,
                     &unit,
@@ -446,7 +446,7 @@ fn solve_unit<R: Rules>(
                     let spans = &window[window.partition_point(|&s| s < first_span)
                         ..window.partition_point(|&s| s < first_span + summary.len())];
                     let mut pending = Pending::new(summary, p * part_len);
-                    let (mut above, mut list) = (Above::new(above.level), MoveList::new());
+                    let (mut above, mut list) = (Above::new([above.level()]), MoveList::new());
                     let preds = gathered.iter().map(|g| &g[p][..]);
                     walk_back_part(
                         job,
@@ -515,7 +515,7 @@ fn classify_part<R: Rules>(
     unit: &Unit<'_>,
     state: &mut [u16],
     pending: &mut Pending<'_>,
-    above: &mut Above<'_>,
+    above: &mut Above<'_, 1>,
     moves: &mut MoveList,
     seeds: &mut Vec<(u16, usize)>,
 ) -> Result<(), GenerateError> {
@@ -599,7 +599,7 @@ fn walk_back_part<'p, R: Rules>(
     preds: impl IntoIterator<Item = &'p [(usize, bool)]>,
     spans: &[usize],
     ply: u16,
-    above: &mut Above<'_>,
+    above: &mut Above<'_, 1>,
     list: &mut MoveList,
 ) -> Result<(), GenerateError> {
     let offset = pending.offset;
@@ -643,66 +643,12 @@ fn code_of(o: Outcome) -> Result<u16, GenerateError> {
     Ok(o.code())
 }
 
-/// The level above, with the placements of the positions lately read from it: the positions
-/// of one placement (all kings' arrangements) step to the same few placements, each found
-/// once for all of them.
-struct Above<'a> {
-    level: Option<&'a Level>,
-    /// (slice, men of the side to move, men of the other side, their values), replaced in
-    /// turn from `next`.
-    recent: Vec<(u8, u64, u64, &'a [u16])>,
-    next: usize,
-}
-
-impl<'a> Above<'a> {
-    /// Placements remembered.
-    const RECENT: usize = 32;
-
-    fn new(level: Option<&'a Level>) -> Self {
-        Above {
-            level,
-            recent: Vec::with_capacity(Self::RECENT),
-            next: 0,
-        }
-    }
-
-    /// The value of `frame`, a position of slice `slice` in this level.
-    #[inline]
-    fn value<R: Rules>(&mut self, job: &Job<'_, R>, slice: u8, frame: &MoverFrame) -> Option<u16> {
-        let index = &job.index[slice as usize];
-        if job.kings() == 1 {
-            // One position a placement: nothing to share.
-            return self.level?.value(slice, index.rank(frame)?);
-        }
-        let (mover, other) = (frame.mover & !frame.kings, frame.other & !frame.kings);
-        let block = match self
-            .recent
-            .iter()
-            .find(|r| r.0 == slice && r.1 == mover && r.2 == other)
-        {
-            Some(r) => r.3,
-            None => {
-                let id = index.rank(frame)? / job.kings();
-                let block = self.level?.block(slice, id)?;
-                let entry = (slice, mover, other, block);
-                match self.recent.get_mut(self.next) {
-                    Some(r) => *r = entry,
-                    None => self.recent.push(entry),
-                }
-                self.next = (self.next + 1) % Self::RECENT;
-                block
-            }
-        };
-        block.get(index.kings_rank(frame) as usize).copied()
-    }
-}
-
 /// The moves of `pos` (a position of slice `slice`, seen from its side to move).
 fn classify<R: Rules>(
     job: &Job<'_, R>,
     slice: u8,
     pos: &Position<R>,
-    above: &mut Above<'_>,
+    above: &mut Above<'_, 1>,
     list: &mut MoveList,
 ) -> Result<Class, GenerateError> {
     generate(pos, list);
@@ -737,9 +683,12 @@ fn classify<R: Rules>(
             continue;
         } else {
             let next = MoverFrame::of(&pos.play(mv));
-            let value = above.value(job, job.twin(slice), &next).ok_or_else(|| {
-                GenerateError::Limit("a man's step leads outside the level above".into())
-            })?;
+            let twin = job.twin(slice);
+            let value = above
+                .value(&job.index[twin as usize], twin, &next)
+                .ok_or_else(|| {
+                    GenerateError::Limit("a man's step leads outside the level above".into())
+                })?;
             Outcome::from_code(value & CODE)
                 .unwrap_or(Outcome::DRAW)
                 .before_move()
@@ -817,7 +766,7 @@ fn walk_back_to<R: Rules>(
     at: usize,
     lost: bool,
     ply: u16,
-    above: &mut Above<'_>,
+    above: &mut Above<'_, 1>,
     list: &mut MoveList,
     pending: &mut Pending<'_>,
 ) -> Result<(), GenerateError> {
