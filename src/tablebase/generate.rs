@@ -39,7 +39,7 @@ pub const LEVEL_BYTES_PER_BLOCK: u64 = 16;
 
 /// Bytes a build holds besides its levels and the cache: code, threads, input maps, the
 /// buffers that write the files.
-pub const BUILD_BASE_BYTES: u64 = 64 << 20;
+pub const BUILD_BASE_BYTES: u64 = 128 << 20;
 
 /// What building one job is expected to cost.
 #[derive(Copy, Clone, Debug, PartialEq)]
