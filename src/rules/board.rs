@@ -210,6 +210,9 @@ pub trait Geometry: Copy + Default + Send + Sync + 'static {
     const VALID: u64;
     /// The four step directions, indexed as described at [`OPPOSITE`].
     const DIRS: [Dir; 4];
+    /// `RAYS[d][s]`: the squares a flying piece on square bit `s` passes going direction `d`
+    /// on an empty board ([`rays`]).
+    const RAYS: [[u64; 64]; 4];
     /// Direction set (bit per index) of a man's forward moves, by colour.
     const FORWARD: [u8; 2];
     /// Direction set of sideways moves (orthogonal board only).
@@ -238,6 +241,21 @@ pub trait Geometry: Copy + Default + Send + Sync + 'static {
             b >> (-dir.shift)
         };
         moved & Self::VALID
+    }
+
+    /// The first square of `occupied` on the ray from the square `sq` (one bit) in direction
+    /// `d`, or 0 when the ray meets none: where a flying piece's slide stops.
+    #[inline(always)]
+    fn first_on_ray(sq: u64, d: usize, occupied: u64) -> u64 {
+        let hits = Self::RAYS[d][sq.trailing_zeros() as usize & 63] & occupied;
+        if Self::DIRS[d].shift > 0 {
+            // Squares along the ray have rising bits: the nearest is the lowest.
+            hits & hits.wrapping_neg()
+        } else if hits == 0 {
+            0
+        } else {
+            1 << (63 - hits.leading_zeros())
+        }
     }
 
     /// The board turned half a turn: White's side becomes Black's. Maps playable squares to
@@ -305,6 +323,37 @@ const fn diagonal_row(size: u8, row: u8) -> u64 {
     bits
 }
 
+/// For each direction and square of `valid`, the squares that repeated steps in that
+/// direction reach (see [`Geometry::RAYS`]).
+const fn rays(dirs: [Dir; 4], valid: u64) -> [[u64; 64]; 4] {
+    let mut out = [[0u64; 64]; 4];
+    let mut d = 0;
+    while d < 4 {
+        let dir = dirs[d];
+        let mut sq = 0;
+        while sq < 64 {
+            if valid >> sq & 1 == 1 {
+                let mut s = 1u64 << sq;
+                loop {
+                    let b = s & dir.from_mask;
+                    s = if dir.shift > 0 {
+                        b << dir.shift as u32
+                    } else {
+                        b >> (-dir.shift) as u32
+                    } & valid;
+                    if s == 0 {
+                        break;
+                    }
+                    out[d][sq] |= s;
+                }
+            }
+            sq += 1;
+        }
+        d += 1;
+    }
+    out
+}
+
 const fn diagonal_dirs(size: u8) -> [Dir; 4] {
     let half = (size / 2) as i8;
     let all = u64::MAX;
@@ -360,6 +409,7 @@ impl Geometry for Diagonal8 {
     const SQUARES: u8 = 32;
     const VALID: u64 = diagonal_valid(8);
     const DIRS: [Dir; 4] = diagonal_dirs(8);
+    const RAYS: [[u64; 64]; 4] = rays(diagonal_dirs(8), diagonal_valid(8));
     const FORWARD: [u8; 2] = [0b0011, 0b1100];
     const SIDEWAYS: u8 = 0;
     const ROW_FIRST: u64 = diagonal_row(8, 0);
@@ -381,6 +431,7 @@ impl Geometry for Diagonal10 {
     const SQUARES: u8 = 50;
     const VALID: u64 = diagonal_valid(10);
     const DIRS: [Dir; 4] = diagonal_dirs(10);
+    const RAYS: [[u64; 64]; 4] = rays(diagonal_dirs(10), diagonal_valid(10));
     const FORWARD: [u8; 2] = [0b0011, 0b1100];
     const SIDEWAYS: u8 = 0;
     const ROW_FIRST: u64 = diagonal_row(10, 0);
@@ -399,29 +450,33 @@ impl Geometry for Diagonal10 {
 const FILE_0: u64 = 0x0101_0101_0101_0101;
 const FILE_7: u64 = FILE_0 << 7;
 
+/// The orthogonal board's steps: up, left, right, down.
+const ORTHOGONAL_DIRS: [Dir; 4] = [
+    Dir {
+        shift: 8,
+        from_mask: u64::MAX,
+    },
+    Dir {
+        shift: -1,
+        from_mask: !FILE_0,
+    },
+    Dir {
+        shift: 1,
+        from_mask: !FILE_7,
+    },
+    Dir {
+        shift: -8,
+        from_mask: u64::MAX,
+    },
+];
+
 impl Geometry for Orthogonal8 {
     const KIND: BoardKind = BoardKind::Orthogonal8;
     const SIZE: u8 = 8;
     const SQUARES: u8 = 64;
     const VALID: u64 = u64::MAX;
-    const DIRS: [Dir; 4] = [
-        Dir {
-            shift: 8,
-            from_mask: u64::MAX,
-        },
-        Dir {
-            shift: -1,
-            from_mask: !FILE_0,
-        },
-        Dir {
-            shift: 1,
-            from_mask: !FILE_7,
-        },
-        Dir {
-            shift: -8,
-            from_mask: u64::MAX,
-        },
-    ];
+    const DIRS: [Dir; 4] = ORTHOGONAL_DIRS;
+    const RAYS: [[u64; 64]; 4] = rays(ORTHOGONAL_DIRS, u64::MAX);
     const FORWARD: [u8; 2] = [0b0001, 0b1000];
     const SIDEWAYS: u8 = 0b0110;
     const ROW_FIRST: u64 = 0xff;

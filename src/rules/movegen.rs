@@ -408,10 +408,9 @@ impl<R: Rules, S: MoveSink> CaptureSearch<'_, R, S> {
     }
 }
 
-/// The pieces of the side to move that may start a capture: men (and short kings) next
-/// to a piece they may take with an empty square beyond it; flying kings whenever some
-/// enemy piece has an empty square beyond it. Exact for men and short kings, a cheap
-/// necessary condition for flying kings (the search decides).
+/// The pieces of the side to move that can start a capture: men (and short kings) next to a
+/// piece they may take with an empty square beyond it, flying kings whose slide in some
+/// direction stops at an enemy piece with an empty square beyond it.
 #[inline(always)]
 fn capture_starts<R: Rules>(pos: &Position<R>) -> (u64, u64) {
     let side = pos.side_to_move();
@@ -434,10 +433,29 @@ fn capture_starts<R: Rules>(pos: &Position<R>) -> (u64, u64) {
     let own_kings = pos.kings_of(side).0;
     let kings = match (R::FLYING_KINGS, jumpable) {
         (true, 0) => 0,
-        (true, _) => own_kings,
+        (true, _) => flying_kings_that_capture::<R>(own_kings, empty, them),
         (false, _) => own_kings & next_to_jumpable,
     };
     (men & pos.men_of(side).0, kings)
+}
+
+/// The flying kings among `kings` that can take a piece of `them`: in some direction the
+/// first piece they meet is one of `them`, with an empty square beyond it.
+#[inline(always)]
+fn flying_kings_that_capture<R: Rules>(kings: u64, empty: u64, them: u64) -> u64 {
+    let occupied = R::Board::VALID & !empty;
+    let mut out = 0;
+    for king in Bitboard(kings).squares() {
+        let king = king.bb().0;
+        for d in 0..4 {
+            let first = R::Board::first_on_ray(king, d, occupied);
+            if first & them != 0 && R::Board::step(first, d) & empty != 0 {
+                out |= king;
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// Towards direction `D`: the squares from which a man (if men capture that way) would
@@ -460,9 +478,8 @@ fn jumps_towards<R: Rules, const D: usize>(
     (men, jumpable, R::Board::step(jumpable, back))
 }
 
-/// Whether `pos` may have a capture: `false` means it has none. A few bitboard operations,
-/// exact but for flying kings (where `true` may still find no capture), so that callers
-/// that only want the captures can skip generating them.
+/// Whether `pos` has a capture: a few bitboard operations (a ray per direction for each
+/// flying king), so that callers that only want the captures can skip generating them.
 #[inline]
 pub fn may_capture<R: Rules>(pos: &Position<R>) -> bool {
     let (men, kings) = capture_starts(pos);
