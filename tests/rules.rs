@@ -1359,3 +1359,44 @@ fn turkish_man_on_last_row_continues_as_man() {
     //      a b c d e f g h
     assert_moves(Turkish, "W:Wc6:Bc7,e8", &["c6xc8 [c7] crowned"]);
 }
+
+/// The capture pre-test (`may_capture`, exact since flying kings are tested ray by ray) says
+/// yes exactly when there is a capture, over random games of every variant, kings included.
+#[test]
+fn the_capture_pre_test_is_exact() {
+    fn check<R: Rules>() -> (usize, usize) {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let (mut positions, mut with_kings) = (0, 0);
+        for _ in 0..60 {
+            let mut pos = Position::<R>::initial();
+            for _ in 0..300 {
+                let moves = legal_moves(&pos);
+                let has_capture = moves.first().is_some_and(|m| m.mv.is_capture());
+                assert_eq!(
+                    damka::rules::may_capture(&pos),
+                    has_capture,
+                    "{:?}: {}",
+                    R::VARIANT,
+                    write_fen(&pos)
+                );
+                positions += 1;
+                with_kings += (pos.kings().0 != 0) as usize;
+                if moves.is_empty() {
+                    break;
+                }
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                pos = pos.play(&moves[(seed >> 33) as usize % moves.len()].mv);
+            }
+        }
+        (positions, with_kings)
+    }
+    for variant in Variant::ALL {
+        let (positions, with_kings) = with_rules!(variant, R => check::<R>());
+        assert!(
+            with_kings > 300,
+            "{variant}: {with_kings} of {positions} with kings"
+        );
+    }
+}
