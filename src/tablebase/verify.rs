@@ -235,21 +235,23 @@ fn check_level<R: Rules>(
             },
             |(list, replies, read), c| {
                 let mut tally = Tally::default();
-                let mut placement = (u64::MAX, 0, 0, Vec::new());
+                // The placement being checked: its id, men and the squares they leave free.
+                let (mut placed, mut men, mut free) = (u64::MAX, (0, 0), Vec::new());
                 for o in c * TASK_POSITIONS..((c + 1) * TASK_POSITIONS).min(positions) {
                     let id = mine[o / kings as usize];
                     let i = id * kings + o as u64 % kings;
-                    if placement.0 != id {
-                        let (mover, other) = placements.men(Member { slice: 0, id });
-                        let free = Bitboard(R::Board::VALID & !(mover | other))
-                            .squares()
-                            .map(|s| s.bb().0)
-                            .collect();
-                        placement = (id, mover, other, free);
+                    if placed != id {
+                        men = placements.men(Member { slice: 0, id });
+                        free.clear();
+                        free.extend(
+                            Bitboard(R::Board::VALID & !(men.0 | men.1))
+                                .squares()
+                                .map(|s| s.bb().0),
+                        );
+                        placed = id;
                     }
-                    let (_, mover, other, free) = &placement;
                     let frame =
-                        index[0].with_kings(*mover, *other, free, i % kings, arrangements.as_ref());
+                        index[0].with_kings(men.0, men.1, &free, i % kings, arrangements.as_ref());
                     let pos = frame.position::<R>();
                     generate(&pos, list);
                     let moves = list.as_slice();
