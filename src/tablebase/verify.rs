@@ -4,7 +4,8 @@
 //! moves to wins, the longest one ply shorter; a draw a move to a draw and none to a loss
 //! for the opponent. Checking that the stored outcome equals the best outcome over the
 //! moves checks all three at once. Capture positions and indices without a position hold
-//! no value and are skipped. Every block is decoded once first, which checks its checksum;
+//! no value and are not checked; a capture position's outcome, which moves into it need, is
+//! found from its captures once per verification. Every block is decoded once first, which checks its checksum;
 //! last, the headers' counts of wins, draws, losses and unused indices are checked against a
 //! recount.
 //!
@@ -24,7 +25,7 @@ use super::material::Material;
 use super::outcome::{Outcome, Wdl};
 use super::probe::{ProbeError, Tablebase};
 use super::table::TableFile;
-use crate::rules::{Bitboard, Geometry, MoveList, Rules, captures, generate};
+use crate::rules::{Bitboard, Geometry, MoveList, Position, Rules, generate, may_capture};
 
 /// The verdict on one slice.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -98,16 +99,16 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
     }
     let index: Vec<SliceIndex<R>> = slices.iter().map(|&s| SliceIndex::new(s)).collect();
     let placements = Placements::<R>::new(&slices);
-    let arrangements = index[0].king_arrangements();
+    let arrangements: Vec<_> = index.iter().map(|i| i.king_arrangements()).collect();
     let mut tally = Tally::default();
     let mut above: Option<Level> = None;
     for level in (0..placements.levels()).rev() {
-        let current = read_level(&files, &placements, level)?;
+        let current = read_level(tb, &files, &index, &placements, &arrangements, level)?;
         let checked = check_level(
             tb,
             &index,
             &placements,
-            &arrangements,
+            &arrangements[0],
             &current,
             above.as_ref(),
         )?;
@@ -145,11 +146,16 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
     Ok(SliceCheck::Ok)
 }
 
-/// The stored outcomes (as codes) of every position of `level`, from both slices' files,
-/// in one batch: the placements in key order, each `kings_per_placement` long.
+/// The outcomes (as codes) of every position of `level`, from both slices' files, in one
+/// batch: the placements in key order, each `kings_per_placement` long. A capture
+/// position's file value is a don't-care; it gets the outcome of its captures instead,
+/// found once here rather than once for every move that leads to it.
 fn read_level<R: Rules>(
+    tb: &Tablebase,
     files: &[[Arc<TableFile>; 2]],
+    index: &[SliceIndex<R>],
     placements: &Placements<R>,
+    arrangements: &[Option<KingArrangements>],
     level: usize,
 ) -> Result<Level, ProbeError> {
     let members = placements.members(level);
@@ -160,11 +166,22 @@ fn read_level<R: Rules>(
         .enumerate()
         .try_for_each(|(c, chunk)| {
             let mut blocks: [[Decoded; 2]; 2] = Default::default();
+            let mut placed = PlacedMen::default();
             for (o, value) in (c * TASK_POSITIONS..).zip(chunk.iter_mut()) {
                 let m = members[o / kings as usize];
                 let i = m.id * kings + o as u64 % kings;
-                let [wdl, dtw] = &files[m.slice as usize];
-                let [w_block, d_block] = &mut blocks[m.slice as usize];
+                let s = m.slice as usize;
+                let pos = placed.set::<R>(placements, m).position(
+                    &index[s],
+                    i % kings,
+                    arrangements[s].as_ref(),
+                );
+                if may_capture(&pos) {
+                    *value = tb.resolve(&pos, true)?.code();
+                    continue;
+                }
+                let [wdl, dtw] = &files[s];
+                let [w_block, d_block] = &mut blocks[s];
                 let stored = match w_block.value(wdl, i)? as u8 {
                     wdl_code::WIN => Outcome::win(d_block.value(dtw, i)?),
                     wdl_code::LOSS => Outcome::loss(d_block.value(dtw, i)?),
@@ -180,6 +197,44 @@ fn read_level<R: Rules>(
         .map(|(n, m)| (m.key(), 0, n as u32))
         .collect();
     Ok(placements.level(blocks, vec![values]))
+}
+
+/// The placement whose positions a task is going through: its men and the squares they
+/// leave free, computed once per placement.
+#[derive(Default)]
+struct PlacedMen {
+    member: Option<Member>,
+    men: (u64, u64),
+    free: Vec<u64>,
+}
+
+impl PlacedMen {
+    /// Moves to placement `m` (nothing to do if it is the current one).
+    fn set<R: Rules>(&mut self, placements: &Placements<R>, m: Member) -> &Self {
+        if self.member != Some(m) {
+            self.men = placements.men(m);
+            self.free.clear();
+            self.free.extend(
+                Bitboard(R::Board::VALID & !(self.men.0 | self.men.1))
+                    .squares()
+                    .map(|s| s.bb().0),
+            );
+            self.member = Some(m);
+        }
+        self
+    }
+
+    /// The position with these men and the kings' arrangement `k`.
+    fn position<R: Rules>(
+        &self,
+        index: &SliceIndex<R>,
+        k: u64,
+        arrangements: Option<&KingArrangements>,
+    ) -> Position<R> {
+        index
+            .with_kings(self.men.0, self.men.1, &self.free, k, arrangements)
+            .position::<R>()
+    }
 }
 
 /// The last decoded block of one file (one per file: members alternate between slices).
@@ -226,33 +281,16 @@ fn check_level<R: Rules>(
     (0..positions.div_ceil(TASK_POSITIONS))
         .into_par_iter()
         .map_init(
-            || {
-                (
-                    MoveList::new(),
-                    MoveList::new(),
-                    Above::new([Some(level), above]),
-                )
-            },
-            |(list, replies, read), c| {
+            || (MoveList::new(), Above::new([Some(level), above])),
+            |(list, read), c| {
                 let mut tally = Tally::default();
-                // The placement being checked: its id, men and the squares they leave free.
-                let (mut placed, mut men, mut free) = (u64::MAX, (0, 0), Vec::new());
+                let mut placed = PlacedMen::default();
                 for o in c * TASK_POSITIONS..((c + 1) * TASK_POSITIONS).min(positions) {
                     let id = mine[o / kings as usize];
                     let i = id * kings + o as u64 % kings;
-                    if placed != id {
-                        men = placements.men(Member { slice: 0, id });
-                        free.clear();
-                        free.extend(
-                            Bitboard(R::Board::VALID & !(men.0 | men.1))
-                                .squares()
-                                .map(|s| s.bb().0),
-                        );
-                        placed = id;
-                    }
-                    let frame =
-                        index[0].with_kings(men.0, men.1, &free, i % kings, arrangements.as_ref());
-                    let pos = frame.position::<R>();
+                    let pos = placed
+                        .set::<R>(placements, Member { slice: 0, id })
+                        .position(&index[0], i % kings, arrangements.as_ref());
                     generate(&pos, list);
                     let moves = list.as_slice();
                     if moves.first().is_some_and(|m| m.is_capture()) {
@@ -261,12 +299,13 @@ fn check_level<R: Rules>(
                     let mut expected: Option<Outcome> = None;
                     for mv in moves {
                         let next = pos.play(mv);
-                        captures(&next, replies);
-                        let after = match replies.as_slice().is_empty() && !mv.is_promotion() {
-                            true => read
+                        // A quiet move stays in the pair: its level holds the outcome, the
+                        // captures' one if it leads to a capture.
+                        let after = match mv.is_promotion() {
+                            false => read
                                 .value(&index[twin as usize], twin, &MoverFrame::of(&next))
                                 .and_then(Outcome::from_code),
-                            false => None,
+                            true => None,
                         };
                         let o = match after {
                             Some(o) => o,
