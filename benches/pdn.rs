@@ -15,7 +15,7 @@ use damka::pdn::{Reader, Replayer, write_game};
 
 const TINSLEY: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/corpus/pdn/checkerboard/tinsley.pdn"
+    "/../../shared/corpus/pdn/checkerboard/tinsley.pdn"
 );
 
 fn read(text: &[u8]) -> usize {

@@ -1,7 +1,7 @@
 //! A 20-game English match: the engine with tables up to 5 pieces against itself without
 //! tables, from balanced random positions of 6 to 8 pieces, each played with both colours.
 //!
-//! `cargo run --release --example table_match [TABLES_DIR] [DEPTH]`: the tables are built
+//! `cargo bench --bench table_match -- [TABLES_DIR] [DEPTH]`: the tables are built
 //! into TABLES_DIR (default: a temporary directory) when missing. Each move is a search to
 //! DEPTH plies (default 10). Prints every game and the score.
 
@@ -154,7 +154,8 @@ fn rank(w: Wdl) -> u8 {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
+    // `cargo bench` adds `--bench` to the arguments.
+    let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
     let dir = args
         .next()
         .map(PathBuf::from)

@@ -26,7 +26,7 @@ fn build_english(dir: &Path, pieces: u32) {
 }
 
 fn tables() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-tables");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-tables");
     std::fs::create_dir_all(&dir).expect("bench tables directory");
     build_english(&dir, 4);
     dir
@@ -82,7 +82,7 @@ fn index(c: &mut Criterion) {
 }
 
 fn generate(c: &mut Criterion) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-generate");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-generate");
     let mut g = c.benchmark_group("generate");
     g.sample_size(10);
     g.throughput(Throughput::Elements(202_280));

@@ -1,9 +1,10 @@
 //! The engine: perfect play in table positions, self-play wins within the table distance,
 //! tactical shots, draws by repetition and by move count, limits and stop.
 //!
-//! Tables up to 4 pieces are built once per variant into the test target directory.
+//! Tables up to 4 pieces are built once per variant by `damka generate` into the test target
+//! directory and shared with the other test binaries (`common/tables.rs`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -14,17 +15,14 @@ use damka::rules::{
     Bitboard, Color, English, Geometry, International, Position, Rules, legal_moves,
 };
 use damka::search::{Engine, Limits, Score, SearchResult, draw};
-use damka::tablebase::{Material, SliceIndex, Tablebase, Wdl, build_job, plan};
+use damka::tablebase::{Material, SliceIndex, Tablebase, Wdl};
 use damka::{Variant, with_rules};
 
 mod common;
 use common::Lcg;
 
-/// Whether the test tables of `variant` hold slice `m`: every slice up to 4 pieces, except
-/// that Turkish (64 squares, the slowest to build) has only its king-only 4-piece slices.
-fn tested_slice(variant: Variant, m: &Material) -> bool {
-    m.pieces() <= 3 || variant != Variant::Turkish || m.men() == 0
-}
+#[path = "common/tables.rs"]
+mod shared;
 
 /// The tables of a variant up to 4 pieces, built on first use.
 fn tables(variant: Variant) -> Arc<Tablebase> {
@@ -32,19 +30,11 @@ fn tables(variant: Variant) -> Arc<Tablebase> {
     let slot = Variant::ALL.iter().position(|&v| v == variant).unwrap();
     TABLES[slot]
         .get_or_init(|| {
-            let dir: PathBuf =
-                Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("search-{}", variant.name()));
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir).unwrap();
-            let tb = Tablebase::open(&dir).unwrap();
-            with_rules!(variant, R => {
-                for job in plan(4, R::MEN)
-                    .into_iter()
-                    .filter(|job| tested_slice(variant, &job.key()))
-                {
-                    build_job::<R>(&job, &tb, &damka::tablebase::Silent).unwrap();
-                }
-            });
+            let dir = shared::shared_tables(
+                Path::new(env!("CARGO_BIN_EXE_damka")),
+                Path::new(env!("CARGO_TARGET_TMPDIR")),
+                variant.name(),
+            );
             Arc::new(Tablebase::open(&dir).unwrap())
         })
         .clone()
@@ -71,7 +61,7 @@ fn depth(d: u32) -> Limits {
 fn random_position<R: Rules>(rng: &mut Lcg) -> Position<R> {
     let slices: Vec<Material> = Material::all_up_to(4, R::MEN)
         .into_iter()
-        .filter(|m| m.pieces() >= 3 && tested_slice(R::VARIANT, m))
+        .filter(|m| m.pieces() >= 3)
         .collect();
     loop {
         let m = slices[rng.below(slices.len() as u64) as usize];

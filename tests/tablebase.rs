@@ -1,8 +1,8 @@
 //! Tables: exact indexing, builds that verify in every variant, known results, agreement
 //! with an independent search, damaged files, killed builds, determinism.
 //!
-//! Tables up to 4 pieces are built once per variant into the test target directory and
-//! shared by the tests of this file.
+//! Tables up to 4 pieces are built once per variant by `damka generate` into the test target
+//! directory and shared with the other test binaries (`common/tables.rs`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -16,12 +16,14 @@ use damka::rules::{
 };
 use damka::tablebase::{
     FileKind, Material, Outcome, ProbeError, SliceCheck, SliceIndex, TableError, Tablebase, Wdl,
-    build_job, plan, verify_slice,
+    verify_slice,
 };
 use damka::{Variant, with_rules};
 
 mod common;
 use common::Lcg;
+#[path = "common/tables.rs"]
+mod shared;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
@@ -30,18 +32,26 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// Builds every slice of `R` up to `pieces` into `dir` with `threads` threads.
-fn build<R: Rules>(dir: &Path, pieces: u32, threads: usize) {
-    let tb = Tablebase::open(dir).expect("tables directory");
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .expect("pool");
-    for job in plan(pieces, R::MEN) {
-        let bar = damka::tablebase::Silent;
-        pool.install(|| build_job::<R>(&job, &tb, &bar))
-            .expect("slice builds");
-    }
+/// Builds English up to 4 pieces into `dir` with `damka generate --threads THREADS`.
+fn build_english(dir: &Path, threads: usize) {
+    let out = Command::new(env!("CARGO_BIN_EXE_damka"))
+        .args([
+            "generate",
+            "--variant",
+            "english",
+            "--pieces",
+            "4",
+            "--quiet",
+        ])
+        .args(["--threads", &threads.to_string(), "--tables"])
+        .arg(dir)
+        .output()
+        .expect("damka generate runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// The shared tables of a variant, up to 4 pieces.
@@ -52,8 +62,11 @@ fn tables(variant: Variant) -> &'static Tablebase {
         .position(|&v| v == variant)
         .expect("known variant");
     TABLES[slot].get_or_init(|| {
-        let dir = scratch(&format!("tables-{}", variant.name()));
-        with_rules!(variant, R => build::<R>(&dir, 4, 2));
+        let dir = shared::shared_tables(
+            Path::new(env!("CARGO_BIN_EXE_damka")),
+            Path::new(env!("CARGO_TARGET_TMPDIR")),
+            variant.name(),
+        );
         Tablebase::open(&dir).expect("built tables")
     })
 }
@@ -333,7 +346,7 @@ fn copy_dir(from: &Path, to: &Path) {
 fn damaged_files_give_errors_never_wrong_values() {
     let good = tables(Variant::English);
     let dir = scratch("damaged");
-    copy_dir(good.dir(), &dir);
+    copy_dir(&good.dir().join("english"), &dir.join("english"));
     let m: Material = "2101".parse().expect("key");
     let wdl = Tablebase::path_in(&dir, Variant::English, m, FileKind::Wdl);
     // A flipped byte in the last block.
@@ -425,8 +438,8 @@ fn files_of(dir: &Path) -> Vec<(String, Vec<u8>)> {
 fn same_tables_whatever_the_thread_count() {
     let one = scratch("threads-1");
     let two = scratch("threads-3");
-    build::<English>(&one, 4, 1);
-    build::<English>(&two, 4, 3);
+    build_english(&one, 1);
+    build_english(&two, 3);
     let (a, b) = (files_of(&one), files_of(&two));
     assert_eq!(a.len(), 82);
     assert!(a == b, "tables differ between 1 and 3 threads");

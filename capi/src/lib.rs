@@ -1,7 +1,7 @@
 //! libdamka: damka's endgame tables from C and C++.
 //!
 //! The functions are declared in `include/damka.h` (generated from this crate by cbindgen;
-//! `src/header.rs` checks that the file is current). Two halves:
+//! `cargo run -p damka-header` checks that the file is current). Two halves:
 //!
 //! - [`tablebase`]: open a tables directory, probe a FEN for win/draw/loss or the
 //!   distance, list the legal moves with their results;
@@ -21,7 +21,5 @@ pub mod tablebase;
 
 pub mod position;
 
-#[cfg(test)]
-mod header;
 #[cfg(test)]
 mod tests;

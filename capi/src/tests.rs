@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use damka::notation::write_fen;
 use damka::rules::{Bitboard, Color, Geometry, Position, Rules};
-use damka::tablebase::{Material, Silent, SliceIndex, Tablebase, build_job, plan};
+use damka::tablebase::{Material, SliceIndex};
 use damka::{Variant, with_rules};
 
 use crate::position::*;
@@ -32,30 +32,22 @@ impl Lcg {
     }
 }
 
-/// How many pieces the tables of each variant hold here, and how many positions are
-/// compared (the 10x10 and Turkish tables take longest to build).
-fn plan_for(variant: Variant) -> (u32, usize) {
-    match variant {
-        Variant::International | Variant::Turkish => (3, 40),
-        _ => (4, 60),
-    }
-}
+/// Random positions compared per variant, of up to the tables' 4 pieces.
+const SAMPLES: usize = 60;
 
-/// Tables of every variant, built once into a scratch directory under the target dir.
+#[path = "../../tests/common/tables.rs"]
+mod shared;
+
+/// Tables of every variant up to 4 pieces, built by the `damka` binary into the directory
+/// the integration tests share (`tests/common/tables.rs`).
 fn tables_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = target_dir().join("capi-test-tables");
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("scratch tables directory");
-        let tb = Tablebase::open(&dir).expect("tables directory");
+        let tmp = target_dir().parent().expect("target directory").join("tmp");
+        std::fs::create_dir_all(&tmp).expect("the target directory's tmp");
+        let mut dir = PathBuf::new();
         for variant in Variant::ALL {
-            let (pieces, _) = plan_for(variant);
-            with_rules!(variant, R => {
-                for job in plan(pieces, R::MEN) {
-                    build_job::<R>(&job, &tb, &Silent).expect("slice builds");
-                }
-            });
+            dir = shared::shared_tables(&cli(), &tmp, variant.name());
         }
         dir
     })
@@ -262,10 +254,9 @@ fn random_position<R: Rules>(rng: &mut Lcg, pieces: u32) -> Position<R> {
 }
 
 fn agree_with_cli<R: Rules>(tb: &Handle, rng: &mut Lcg) -> usize {
-    let (pieces, samples) = plan_for(R::VARIANT);
     let mut compared = 0;
-    for _ in 0..samples {
-        let pos = random_position::<R>(rng, pieces);
+    for _ in 0..SAMPLES {
+        let pos = random_position::<R>(rng, shared::PIECES);
         let fen = write_fen(&pos);
         let ours = c_probe_text(tb, R::VARIANT, &fen);
         let theirs = cli_probe_text(tables_dir(), R::VARIANT, &fen);
@@ -302,10 +293,9 @@ fn c_answers_equal_damka_probe_on_random_positions_of_every_variant() {
     let mut rng = Lcg(12);
     for variant in Variant::ALL {
         let compared = with_rules!(variant, R => agree_with_cli::<R>(&tb, &mut rng));
-        let (_, samples) = plan_for(variant);
         assert!(
-            compared * 10 >= samples * 9,
-            "{variant}: only {compared} of {samples} positions compared"
+            compared * 10 >= SAMPLES * 9,
+            "{variant}: only {compared} of {SAMPLES} positions compared"
         );
     }
 }

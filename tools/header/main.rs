@@ -1,26 +1,26 @@
-//! `include/damka.h` is generated from this crate by cbindgen and kept in the repository;
-//! this test regenerates it in memory and fails when the file differs. It also checks the
-//! board layout table in `damka_position`'s documentation against the library's squares.
+//! `include/damka.h` is generated from `capi/` by cbindgen and kept in the repository: this
+//! tool regenerates it in memory and fails (exit 1) when the file differs. It also checks
+//! the board layout table in `damka_position`'s documentation (`capi/src/position.rs`)
+//! against the library's squares.
 //!
-//! To update both after changing the API: `DAMKA_BLESS=1 cargo test -p damka-capi header`.
+//! `cargo run -p damka-header` checks both (`.ci/run` does); after changing the C API,
+//! `cargo run -p damka-header -- --bless` rewrites them.
 
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use damka::Variant;
 use damka::notation::squares::{square_from_file_rank, square_name};
 
 const LAYOUT_HEADING: &str = "/// Squares and bits by variant:";
 
+/// The C-ABI crate, `capi/`.
 fn crate_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../capi")
 }
 
 fn header_path() -> PathBuf {
     crate_dir().join("../include/damka.h")
-}
-
-fn blessing() -> bool {
-    std::env::var_os("DAMKA_BLESS").is_some_and(|v| v == "1")
 }
 
 /// Writes `text` to `path` through a temporary file renamed into place.
@@ -52,8 +52,9 @@ fn layout_lines() -> Vec<String> {
     lines
 }
 
-/// Checks (or, blessing, rewrites) the layout table at the end of `damka_position`'s docs.
-fn check_layout() {
+/// Checks (or, blessing, rewrites) the layout table at the end of `damka_position`'s docs;
+/// the complaint when it is out of date and not rewritten.
+fn check_layout(bless: bool) -> Option<String> {
     let path = crate_dir().join("src/position.rs");
     let source = std::fs::read_to_string(&path).expect("read src/position.rs");
     let lines: Vec<&str> = source.lines().collect();
@@ -69,19 +70,17 @@ fn check_layout() {
             .expect("the end of the layout table");
     let expected = layout_lines();
     if lines[start..end] == expected {
-        return;
+        return None;
     }
-    if blessing() {
+    if bless {
         let mut out: Vec<String> = lines[..start].iter().map(|l| l.to_string()).collect();
         out.extend(expected);
         out.extend(lines[end..].iter().map(|l| l.to_string()));
         write_atomically(&path, &(out.join("\n") + "\n"));
-    } else {
-        panic!(
-            "the square layout in src/position.rs is out of date: run \
-             `DAMKA_BLESS=1 cargo test -p damka-capi header` to update it"
-        );
+        println!("rewrote the square layout in capi/src/position.rs");
+        return None;
     }
+    Some("the square layout in capi/src/position.rs is out of date".into())
 }
 
 fn generate() -> String {
@@ -97,21 +96,43 @@ fn generate() -> String {
     String::from_utf8(out).expect("the header is UTF-8")
 }
 
-#[test]
-fn header_is_current() {
-    check_layout();
+/// Checks (or, blessing, rewrites) `include/damka.h`; the complaint when it is stale.
+fn check_header(bless: bool) -> Option<String> {
     let fresh = generate();
     let path = header_path();
     let kept = std::fs::read_to_string(&path).unwrap_or_default();
     if fresh == kept {
-        return;
+        return None;
     }
-    if blessing() {
+    if bless {
         write_atomically(&path, &fresh);
-    } else {
-        panic!(
-            "include/damka.h is out of date with capi/src: run \
-             `DAMKA_BLESS=1 cargo test -p damka-capi header` to regenerate it"
-        );
+        println!("rewrote include/damka.h");
+        return None;
     }
+    Some("include/damka.h is out of date with capi/src".into())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let bless = match args.as_slice() {
+        [] => false,
+        [flag] if flag == "--bless" => true,
+        _ => {
+            eprintln!("usage: damka-header [--bless]");
+            return ExitCode::from(2);
+        }
+    };
+    let complaints: Vec<String> = [check_layout(bless), check_header(bless)]
+        .into_iter()
+        .flatten()
+        .collect();
+    if complaints.is_empty() {
+        println!("include/damka.h and the square layout are current");
+        return ExitCode::SUCCESS;
+    }
+    for c in complaints {
+        eprintln!("error: {c}");
+    }
+    eprintln!("run `cargo run -p damka-header -- --bless` to regenerate them");
+    ExitCode::FAILURE
 }
