@@ -476,8 +476,7 @@ fn play_command() {
     assert!(lines[6].starts_with(&format!("pv {best} ")));
 
     // First Position, with the tables: White wins in 61 plies, no search.
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("search-english");
-    tables(Variant::English);
+    let dir = tables(Variant::English).dir().to_path_buf();
     let out = damka(&[
         "play",
         "--variant",
@@ -485,11 +484,7 @@ fn play_command() {
         "--fen",
         "W:WK19,K23:BK28,12",
         "--tables",
-        dir.parent()
-            .unwrap()
-            .join("search-english")
-            .to_str()
-            .unwrap(),
+        dir.to_str().unwrap(),
         "--time",
         "1",
     ]);
@@ -558,8 +553,7 @@ fn play_command() {
 
 #[test]
 fn cached_probes_answer_only_from_memory() {
-    tables(Variant::English);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("search-english");
+    let dir = tables(Variant::English).dir().to_path_buf();
     // A fresh handle: no table open, no block decoded.
     let tb = Tablebase::open(&dir).unwrap();
     let first_position = parse_fen::<English>("W:WK19,K23:BK28,12").unwrap();
