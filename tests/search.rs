@@ -33,7 +33,7 @@ fn tables(variant: Variant) -> Arc<Tablebase> {
             let dir = shared::shared_tables(
                 Path::new(env!("CARGO_BIN_EXE_damka")),
                 Path::new(env!("CARGO_TARGET_TMPDIR")),
-                variant.name(),
+                variant,
             );
             Arc::new(Tablebase::open(&dir).unwrap())
         })

@@ -65,7 +65,7 @@ fn tables(variant: Variant) -> &'static Tablebase {
         let dir = shared::shared_tables(
             Path::new(env!("CARGO_BIN_EXE_damka")),
             Path::new(env!("CARGO_TARGET_TMPDIR")),
-            variant.name(),
+            variant,
         );
         Tablebase::open(&dir).expect("built tables")
     })

@@ -47,7 +47,7 @@ fn tables_dir() -> &'static Path {
         std::fs::create_dir_all(&tmp).expect("the target directory's tmp");
         let mut dir = PathBuf::new();
         for variant in Variant::ALL {
-            dir = shared::shared_tables(&cli(), &tmp, variant.name());
+            dir = shared::shared_tables(&cli(), &tmp, variant);
         }
         dir
     })

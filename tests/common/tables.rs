@@ -6,13 +6,16 @@
 //! binary gets fresh tables, built by its own generator, and the directories of older
 //! binaries are removed. `damka generate` skips the slices already built, writes each file
 //! under a temporary name and renames it when complete, so a killed run leaves nothing
-//! half-written. Test binaries run one after the other; within one, a lock keeps two tests
-//! from building at once.
+//! half-written. Test binaries run one after the other; within one, a lock per variant keeps
+//! two tests from building the same tables at once, while different variants build side by
+//! side.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 use std::time::UNIX_EPOCH;
+
+use damka::Variant;
 
 /// Piece count of the shared tables.
 pub const PIECES: u32 = 4;
@@ -20,15 +23,20 @@ pub const PIECES: u32 = 4;
 /// Prefix of the shared directories' names in the target directory's `tmp`.
 const PREFIX: &str = "shared-tables-";
 
-/// The directory holding `variant`'s tables (named as `damka generate --variant` names
-/// it) up to [`PIECES`] pieces, built by `damka` (the path of the binary) on first use.
-pub fn shared_tables(damka: &Path, tmp: &Path, variant: &str) -> PathBuf {
-    static BUILDING: Mutex<()> = Mutex::new(());
+/// The directory holding `variant`'s tables up to [`PIECES`] pieces (the same for every
+/// variant), built by `damka` (the path of the binary) on first use; `tmp` is the target
+/// directory's `tmp`.
+pub fn shared_tables(damka: &Path, tmp: &Path, variant: Variant) -> PathBuf {
+    static BUILDING: [Mutex<()>; 7] = [const { Mutex::new(()) }; 7];
+    let slot = Variant::ALL
+        .iter()
+        .position(|&v| v == variant)
+        .expect("a known variant");
     let dir = tmp.join(format!("{PREFIX}{}", stamp(damka)));
-    let _one_at_a_time = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
+    let _one_at_a_time = BUILDING[slot].lock().unwrap_or_else(|e| e.into_inner());
     remove_others(tmp, &dir);
     let out = Command::new(damka)
-        .args(["generate", "--variant", variant, "--pieces"])
+        .args(["generate", "--variant", variant.name(), "--pieces"])
         .arg(PIECES.to_string())
         .arg("--tables")
         .arg(&dir)
