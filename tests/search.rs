@@ -61,7 +61,7 @@ fn depth(d: u32) -> Limits {
 fn random_position<R: Rules>(rng: &mut Lcg) -> Position<R> {
     let slices: Vec<Material> = Material::all_up_to(4, R::MEN)
         .into_iter()
-        .filter(|m| m.pieces() >= 3)
+        .filter(|&m| m.pieces() >= 3 && shared::holds(R::VARIANT, m))
         .collect();
     loop {
         let m = slices[rng.below(slices.len() as u64) as usize];

@@ -119,7 +119,10 @@ fn rank_and_unrank_are_exact_inverses() {
 
 fn verify_all<R: Rules>() -> usize {
     let tb = tables(R::VARIANT);
-    let slices = Material::all_up_to(4, R::MEN);
+    let slices: Vec<Material> = Material::all_up_to(4, R::MEN)
+        .into_iter()
+        .filter(|&m| shared::holds(R::VARIANT, m))
+        .collect();
     for &m in &slices {
         assert_eq!(
             verify_slice::<R>(tb, m).expect("readable"),
@@ -135,7 +138,9 @@ fn verify_all<R: Rules>() -> usize {
 fn every_variant_up_to_4_pieces_builds_and_verifies() {
     for variant in Variant::ALL {
         let n = with_rules!(variant, R => verify_all::<R>());
-        assert_eq!(n, 41, "{variant}: slices of 2 to 4 pieces");
+        // Turkish: 16 slices of 2 and 3 pieces, 3 of 4 kings (see `common/tables.rs`).
+        let expected = if variant == Variant::Turkish { 19 } else { 41 };
+        assert_eq!(n, expected, "{variant}: slices of 2 to 4 pieces");
     }
 }
 

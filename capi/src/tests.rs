@@ -32,7 +32,8 @@ impl Lcg {
     }
 }
 
-/// Random positions compared per variant, of up to the tables' 4 pieces.
+/// Random positions compared per variant, of up to the tables' 4 pieces
+/// (`shared::holds`).
 const SAMPLES: usize = 60;
 
 #[path = "../../tests/common/tables.rs"]
@@ -230,9 +231,13 @@ fn check_bitboards(tb: &Handle, variant: Variant, fen: &str, pos: &damka_positio
     assert_eq!((code, wdl_only), (0, wdl), "{fen}");
 }
 
-/// A random position of at most `pieces` pieces, either side to move.
+/// A random position of at most `pieces` pieces in the shared tables' slices, either side
+/// to move.
 fn random_position<R: Rules>(rng: &mut Lcg, pieces: u32) -> Position<R> {
-    let slices = Material::all_up_to(pieces, R::MEN);
+    let slices: Vec<Material> = Material::all_up_to(pieces, R::MEN)
+        .into_iter()
+        .filter(|&m| shared::holds(R::VARIANT, m))
+        .collect();
     loop {
         let m = slices[rng.below(slices.len() as u64) as usize];
         let index = SliceIndex::<R>::new(m);
