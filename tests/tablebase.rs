@@ -34,24 +34,10 @@ fn scratch(name: &str) -> PathBuf {
 
 /// Builds English up to 4 pieces into `dir` with `damka generate --threads THREADS`.
 fn build_english(dir: &Path, threads: usize) {
-    let out = Command::new(env!("CARGO_BIN_EXE_damka"))
-        .args([
-            "generate",
-            "--variant",
-            "english",
-            "--pieces",
-            "4",
-            "--quiet",
-        ])
-        .args(["--threads", &threads.to_string(), "--tables"])
-        .arg(dir)
-        .output()
-        .expect("damka generate runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let damka = Path::new(env!("CARGO_BIN_EXE_damka"));
+    let threads = threads.to_string();
+    let args = ["--pieces", "4", "--threads", &threads];
+    shared::generate(damka, dir, Variant::English, &args);
 }
 
 /// The shared tables of a variant, up to 4 pieces.

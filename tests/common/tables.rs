@@ -72,7 +72,7 @@ pub fn shared_tables(damka: &Path, tmp: &Path, variant: Variant) -> PathBuf {
 }
 
 /// Runs `damka generate --variant VARIANT ARGS --tables DIR --quiet`.
-fn generate(damka: &Path, dir: &Path, variant: Variant, args: &[&str]) {
+pub fn generate(damka: &Path, dir: &Path, variant: Variant, args: &[&str]) {
     let out = Command::new(damka)
         .args(["generate", "--variant", variant.name()])
         .args(args)
