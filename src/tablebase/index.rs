@@ -308,9 +308,21 @@ impl<R: Rules> SliceIndex<R> {
         })
     }
 
+    /// Sets `free` to the squares that the men `men` leave free, in order, one bit each: the
+    /// list [`SliceIndex::with_kings`] takes, made once per placement.
+    pub(crate) fn free_squares(men: u64, free: &mut Vec<u64>) {
+        free.clear();
+        free.extend(
+            crate::rules::Bitboard(R::Board::VALID & !men)
+                .squares()
+                .map(|s| s.bb().0),
+        );
+    }
+
     /// The frame of kings arrangement `kings` (the index within its placement) beside the
-    /// men `mover_men` and `other_men`; `free` lists the squares the men leave free, in
-    /// order, one bit each; `table` is this slice's [`SliceIndex::king_arrangements`].
+    /// men `mover_men` and `other_men`; `free` lists the squares the men leave free
+    /// ([`SliceIndex::free_squares`]); `table` is this slice's
+    /// [`SliceIndex::king_arrangements`].
     #[inline]
     pub(crate) fn with_kings(
         &self,
@@ -425,10 +437,8 @@ mod tests {
                     continue;
                 };
                 let (mover, other) = (frame.mover & !frame.kings, frame.other & !frame.kings);
-                let free: Vec<u64> = crate::rules::Bitboard(R::Board::VALID & !(mover | other))
-                    .squares()
-                    .map(|s| s.bb().0)
-                    .collect();
+                let mut free = Vec::new();
+                SliceIndex::<R>::free_squares(mover | other, &mut free);
                 for t in [None, Some(&table)] {
                     assert_eq!(index.with_kings(mover, other, &free, i % kings, t), frame);
                 }

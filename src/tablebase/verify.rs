@@ -5,9 +5,9 @@
 //! for the opponent. Checking that the stored outcome equals the best outcome over the
 //! moves checks all three at once. Capture positions and indices without a position hold
 //! no value and are not checked; a capture position's outcome, which moves into it need, is
-//! found from its captures once per verification. Every block is decoded once first, which checks its checksum;
-//! last, the headers' counts of wins, draws, losses and unused indices are checked against a
-//! recount.
+//! found from its captures once, as its level is read. Every block is decoded once first,
+//! which checks its checksum; last, the headers' counts of wins, draws, losses and unused
+//! indices are checked against a recount.
 //!
 //! The slice pair is read level by level of its men placements, as the generator builds it
 //! (`levels`): a position's quiet successors are in its own level or the one above, so two
@@ -25,7 +25,7 @@ use super::material::Material;
 use super::outcome::{Outcome, Wdl};
 use super::probe::{ProbeError, Tablebase};
 use super::table::TableFile;
-use crate::rules::{Bitboard, Geometry, MoveList, Position, Rules, generate, may_capture};
+use crate::rules::{MoveList, Position, Rules, generate, may_capture};
 
 /// The verdict on one slice.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -213,12 +213,7 @@ impl PlacedMen {
     fn set<R: Rules>(&mut self, placements: &Placements<R>, m: Member) -> &Self {
         if self.member != Some(m) {
             self.men = placements.men(m);
-            self.free.clear();
-            self.free.extend(
-                Bitboard(R::Board::VALID & !(self.men.0 | self.men.1))
-                    .squares()
-                    .map(|s| s.bb().0),
-            );
+            SliceIndex::<R>::free_squares(self.men.0 | self.men.1, &mut self.free);
             self.member = Some(m);
         }
         self

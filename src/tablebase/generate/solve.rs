@@ -326,12 +326,7 @@ fn solve_unit<R: Rules>(
     }
     free.resize_with(unit.len().max(free.len()), Vec::new);
     for (squares, &(mover, other)) in free.iter_mut().zip(men.iter()) {
-        squares.clear();
-        squares.extend(
-            Bitboard(R::Board::VALID & !(mover | other))
-                .squares()
-                .map(|s| s.bb().0),
-        );
+        SliceIndex::<R>::free_squares(mover | other, squares);
     }
     let unit = Unit {
         members: unit,
