@@ -15,32 +15,23 @@ use damka::rules::{Bitboard, Color, English, Geometry, MoveList, Position, Rules
 use damka::search::{Engine, Limits, draw};
 use damka::tablebase::{Tablebase, Wdl, build_job, plan};
 
-/// A tiny deterministic generator.
-struct Lcg(u64);
+#[path = "../tests/common/mod.rs"]
+mod common;
+use common::Lcg;
 
-impl Lcg {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 11) % n
-    }
-
-    /// `n` random squares of `from` that are not in `taken`.
-    fn squares(&mut self, from: u64, taken: u64, n: u32) -> u64 {
-        let mut set = 0u64;
-        while set.count_ones() < n {
-            let free = from & !taken & !set;
-            let k = self.below(free.count_ones() as u64) as u32;
-            let mut f = free;
-            for _ in 0..k {
-                f &= f - 1;
-            }
-            set |= f & f.wrapping_neg();
+/// `n` random squares of `from` that are not in `taken`.
+fn random_squares(rng: &mut Lcg, from: u64, taken: u64, n: u32) -> u64 {
+    let mut set = 0u64;
+    while set.count_ones() < n {
+        let free = from & !taken & !set;
+        let k = rng.below(free.count_ones() as u64) as u32;
+        let mut f = free;
+        for _ in 0..k {
+            f &= f - 1;
         }
-        set
+        set |= f & f.wrapping_neg();
     }
+    set
 }
 
 type R = English;
@@ -50,12 +41,12 @@ type R = English;
 fn random_start(rng: &mut Lcg, men: u32, kings: bool) -> Option<Position<R>> {
     let g = |c| <R as Rules>::Board::men_squares(c);
     let valid = <R as Rules>::Board::VALID;
-    let white_men = rng.squares(g(Color::White), 0, men);
-    let black_men = rng.squares(g(Color::Black), white_men, men);
+    let white_men = random_squares(rng, g(Color::White), 0, men);
+    let black_men = random_squares(rng, g(Color::Black), white_men, men);
     let (mut wk, mut bk) = (0, 0);
     if kings {
-        wk = rng.squares(valid, white_men | black_men, 1);
-        bk = rng.squares(valid, white_men | black_men | wk, 1);
+        wk = random_squares(rng, valid, white_men | black_men, 1);
+        bk = random_squares(rng, valid, white_men | black_men | wk, 1);
     }
     let pos = Position::<R>::new(
         Bitboard(white_men | wk),

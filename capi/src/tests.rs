@@ -19,18 +19,9 @@ use crate::position::*;
 use crate::status::{damka_last_error, damka_status};
 use crate::tablebase::*;
 
-/// A deterministic generator (64-bit LCG), so that every run draws the same positions.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 11) % n
-    }
-}
+#[path = "../../tests/common/mod.rs"]
+mod common;
+use common::Lcg;
 
 /// Random positions compared per variant, of up to the tables' 4 pieces
 /// (`shared::holds`).
