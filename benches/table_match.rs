@@ -10,9 +10,10 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+use damka::RuleSet;
 use damka::notation::write_fen;
 use damka::rules::{Bitboard, Color, English, Geometry, MoveList, Position, Rules, captures};
-use damka::search::{Engine, Limits, draw};
+use damka::search::{Engine, Limits};
 use damka::tablebase::{Tablebase, Wdl, build_job, plan};
 
 #[path = "../tests/common/mod.rs"]
@@ -101,7 +102,7 @@ fn play(
     };
     loop {
         let pos = *game.last().expect("a position");
-        if draw::game_draw(&game).is_some() || game.len() > 300 {
+        if RuleSet::default_for(R::VARIANT).game_draw(&game).is_some() || game.len() > 300 {
             return Outcome {
                 white: 0.5,
                 plies: game.len() - 1,

@@ -9,6 +9,7 @@
 //! > hub
 //! < id name=damka version=0.1.0 author="the damka authors"
 //! < param name=variant value=international type=enum values="international english ..."
+//! < param name=rules value=fmjd type=enum values=fmjd
 //! < param name=hash value=64 type=int min=1 max=65536
 //! < param name=tables value=tables type=string
 //! < wait
@@ -28,7 +29,8 @@
 //! - `hub`: the engine's `id`, its `param`s, then `wait`.
 //! - `set-param name=N value=V`: `variant` (damka's names, and the aliases `normal` and
 //!   `standard` for International, `american` for English; the position becomes the
-//!   variant's start), `hash` (transposition table MiB, 1 to 65536: a size the memory
+//!   variant's start and its draw rules its default), `rules` (the variant's draw rules by
+//!   name, [`RuleSet`]: the move counts the search plays by), `hash` (transposition table MiB, 1 to 65536: a size the memory
 //!   cannot hold is answered `error` when the engine is built, naming the size, and the
 //!   last size that worked is used), `tables` (directory of endgame tables, used when it
 //!   exists; empty for none). A table found damaged during a search is said once, in an
@@ -72,7 +74,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
-use crate::rules::{Move, MoveList, Position, Rules, generate};
+use crate::rules::{Move, MoveList, Position, RuleSet, Rules, generate};
 use crate::search::{Clock, Engine, Limits, Score, SearchInfo, SearchResult};
 use crate::tablebase::Tablebase;
 use crate::{Variant, with_rules};
@@ -84,6 +86,8 @@ use syntax::{Line, pair, parse_line, quote};
 pub struct Options {
     /// The variant until the GUI sets one.
     pub variant: Variant,
+    /// The variant's draw rules until the GUI sets a variant or rules (`None`: its default).
+    pub rules: Option<&'static RuleSet>,
     /// Transposition table size in MiB.
     pub hash_mb: usize,
     /// Endgame tables directory, used when it exists.
@@ -217,6 +221,7 @@ enum Flow {
 struct Session {
     out: Output,
     variant: Variant,
+    rules: &'static RuleSet,
     hash_mb: usize,
     /// The last hash size an engine was built with (or the first asked for).
     working_hash_mb: usize,
@@ -239,6 +244,10 @@ where
     let mut session = Session {
         out: Arc::new(Mutex::new(Box::new(output))),
         variant: options.variant,
+        rules: options
+            .rules
+            .filter(|r| r.variant == options.variant)
+            .unwrap_or_else(|| RuleSet::default_for(options.variant)),
         hash_mb: options.hash_mb,
         working_hash_mb: options.hash_mb,
         tables: options.tables,
@@ -398,6 +407,13 @@ impl Session {
             pair("value", self.variant.name()),
             pair("values", &names.join(" "))
         ))?;
+        let rules: Vec<&str> = RuleSet::all(self.variant).map(|r| r.name).collect();
+        self.send(&format!(
+            "param {} {} type=enum {}",
+            pair("name", "rules"),
+            pair("value", self.rules.name),
+            pair("values", &rules.join(" "))
+        ))?;
         self.send(&format!(
             "param name=hash {} type=int min=1 max={MAX_HASH_MB}",
             pair("value", &self.hash_mb.to_string())
@@ -425,6 +441,7 @@ impl Session {
                         engine.new_game();
                     }
                     self.variant = v;
+                    self.rules = RuleSet::default_for(v);
                     self.setup = Setup::initial();
                 }
                 None => {
@@ -435,6 +452,10 @@ impl Session {
                         names.join(" ")
                     ))?;
                 }
+            },
+            "rules" => match RuleSet::find(self.variant, value) {
+                Ok(rules) => self.rules = rules,
+                Err(e) => self.error(&e.to_string())?,
             },
             "hash" => match value.parse::<usize>() {
                 Ok(mb) if (1..=MAX_HASH_MB).contains(&mb) => {
@@ -604,6 +625,7 @@ impl Session {
         let Some(mut engine) = self.engine.take() else {
             return self.error("no engine");
         };
+        engine.set_rules(self.rules);
         let stop = Arc::new(AtomicBool::new(false));
         let hit = Arc::new(AtomicBool::new(false));
         let out = Arc::clone(&self.out);
@@ -745,6 +767,7 @@ mod tests {
         let out = Shared::default();
         let options = Options {
             variant: Variant::International,
+            rules: None,
             hash_mb: 1,
             tables: PathBuf::new(),
         };
@@ -777,9 +800,42 @@ mod tests {
             "param name=variant value=international type=enum \
              values=\"english italian spanish russian brazilian international turkish\""
         );
-        assert_eq!(lines[2], "param name=hash value=1 type=int min=1 max=65536");
-        assert_eq!(lines[3], "param name=tables value=\"\" type=string");
-        assert_eq!(lines[4..], ["wait", "ready", "pong"]);
+        assert_eq!(
+            lines[2],
+            "param name=rules value=fmjd type=enum values=fmjd"
+        );
+        assert_eq!(lines[3], "param name=hash value=1 type=int min=1 max=65536");
+        assert_eq!(lines[4], "param name=tables value=\"\" type=string");
+        assert_eq!(lines[5..], ["wait", "ready", "pong"]);
+    }
+
+    #[test]
+    fn rules_follow_the_variant() {
+        let lines = session(
+            "set-param name=variant value=english
+hub
+set-param name=rules value=rulepage-50
+             hub
+set-param name=rules value=fmjd
+set-param name=variant value=brazilian
+hub
+",
+        );
+        let rules: Vec<&String> = lines.iter().filter(|l| l.contains("name=rules")).collect();
+        assert_eq!(
+            rules,
+            [
+                "param name=rules value=wcdf type=enum values=\"wcdf rulepage-50\"",
+                "param name=rules value=rulepage-50 type=enum values=\"wcdf rulepage-50\"",
+                "param name=rules value=cbd type=enum values=\"cbd dama-online\"",
+            ]
+        );
+        assert!(
+            lines.contains(
+                &"error message=\"english has no rule set 'fmjd' (it has: wcdf, rulepage-50)\""
+                    .to_string()
+            )
+        );
     }
 
     #[test]
@@ -890,6 +946,7 @@ mod tests {
         let mut s = Session {
             out: Arc::new(Mutex::new(Box::new(Shared::default()))),
             variant: Variant::International,
+            rules: RuleSet::default_for(Variant::International),
             hash_mb: 1,
             working_hash_mb: 1,
             tables: PathBuf::new(),

@@ -22,4 +22,4 @@ pub mod rules;
 pub mod search;
 pub mod tablebase;
 
-pub use rules::{Color, Move, Position, Rules, Variant};
+pub use rules::{Color, Move, Position, RuleSet, Rules, Variant};

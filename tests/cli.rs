@@ -117,6 +117,29 @@ fn bad_input_is_one_line_and_exit_code_2() {
     let out = damka(&["probe", "--variant", "english", "--fen", "W:W18"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("illegal position: black"), "{err}");
+    // Draw rules are named per variant.
+    let out = damka(&[
+        "play",
+        "--variant",
+        "english",
+        "--depth",
+        "1",
+        "--rules",
+        "fmjd",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        "error: english has no rule set 'fmjd' (it has: wcdf, rulepage-50)"
+    );
+    let out = damka(&["analyse", "--rules", "nope", "x.pdn"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        "error: no variant has draw rules 'nope' (docs/RULES.md lists them)"
+    );
+    let out = damka(&["hub", "--variant", "brazilian", "--rules", "wcdf"]);
+    assert_eq!(out.status.code(), Some(2));
 }
 
 /// clap's whole message: what is missing or wrong, by name, its tips, the usage; exit code 2.

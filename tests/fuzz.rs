@@ -213,6 +213,7 @@ fn hub_session(lines: &[String]) {
     let out = SharedOut::default();
     let options = damka::hub::Options {
         variant: Variant::English,
+        rules: None,
         hash_mb: 1,
         tables: PathBuf::new(),
     };

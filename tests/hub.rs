@@ -136,14 +136,16 @@ fn handshake_then_ready() {
         .filter(|l| l.starts_with("param "))
         .filter_map(|l| value(l, "name"))
         .collect();
-    assert_eq!(params, ["variant", "hash", "tables"]);
+    assert_eq!(params, ["variant", "rules", "hash", "tables"]);
     let variant = lines.iter().find(|l| l.contains("name=variant")).unwrap();
     assert_eq!(value(variant, "value").as_deref(), Some("international"));
     assert_eq!(
         value(variant, "values").as_deref(),
         Some("english italian spanish russian brazilian international turkish")
     );
-    assert_eq!(value(&lines[2], "value").as_deref(), Some("8"));
+    let rules = lines.iter().find(|l| l.contains("name=rules")).unwrap();
+    assert_eq!(value(rules, "value").as_deref(), Some("fmjd"));
+    assert_eq!(value(&lines[3], "value").as_deref(), Some("8"));
     hub.send("init");
     assert_eq!(hub.next(), "ready");
     hub.send("ping");

@@ -14,7 +14,8 @@ use damka::notation::{parse_fen, parse_move};
 use damka::rules::{
     Bitboard, Color, English, Geometry, International, Position, Rules, legal_moves,
 };
-use damka::search::{Engine, Limits, Score, SearchResult, draw};
+use damka::rules::{DrawReason, RuleSet};
+use damka::search::{Engine, Limits, Score, SearchResult};
 use damka::tablebase::{Material, SliceIndex, Tablebase, Wdl};
 use damka::{Variant, with_rules};
 
@@ -106,7 +107,7 @@ fn table_moves<R: Rules>(seed: u64) -> (usize, usize) {
         let pos = random_position::<R>(&mut rng);
         let rated = tb.rated_moves(&pos).unwrap();
         let best = rated[0].outcome;
-        let left = draw::rule_plies_left(&[pos]);
+        let left = RuleSet::default_for(R::VARIANT).game_plies_left(&[pos]);
         // A move-count rule could cut this result short: the tables are not the truth.
         if rated.iter().any(|r| {
             r.outcome.wdl != Wdl::Draw && left.is_some_and(|l| r.outcome.dtw as u32 + 2 > l)
@@ -156,10 +157,19 @@ fn table_positions_keep_the_best_result_at_the_best_distance() {
 }
 
 /// Engine against itself from won table positions: the game ends in the win, within the
-/// table distance.
+/// table distance. The game is played without move counts (as the tables are built): a
+/// count could draw a table win (the Turkish one piece each, for one).
 fn self_play<R: Rules>(seed: u64) -> usize {
     let tb = tables(R::VARIANT);
     let mut engine = engine_with_tables(R::VARIANT);
+    let plain: &'static RuleSet = Box::leak(Box::new(RuleSet {
+        variant: R::VARIANT,
+        name: "plain",
+        source: "repetition only, as the tables",
+        quiet: None,
+        material: &[],
+    }));
+    engine.set_rules(plain);
     let mut rng = Lcg(seed);
     let mut games = 0;
     while games < 12 {
@@ -168,14 +178,11 @@ fn self_play<R: Rules>(seed: u64) -> usize {
         if o.wdl != Wdl::Win || o.dtw < 5 {
             continue;
         }
-        if draw::rule_plies_left(&[start]).is_some_and(|l| u32::from(o.dtw) > l) {
-            continue;
-        }
         let winner = start.side_to_move();
         let mut game = vec![start];
         loop {
             let pos = *game.last().unwrap();
-            assert_eq!(draw::game_draw(&game), None, "{:?} {start:?}", R::VARIANT);
+            assert_eq!(plain.game_draw(&game), None, "{:?} {start:?}", R::VARIANT);
             let r = search(&mut engine, &game, &depth(4));
             let Some(mv) = r.best_move else {
                 assert_ne!(pos.side_to_move(), winner, "{:?} {start:?}", R::VARIANT);
@@ -231,10 +238,11 @@ fn quiet_walk<R: Rules>(start: Position<R>, n: usize, rng: &mut Lcg) -> Option<V
 /// (leaving 2 plies on the count) are tried until one ends in such a position; on the way,
 /// a win the search still claims must start with a capture in the next two plies (a capture
 /// restarts the count).
-fn count_rule_draw<R: Rules>(fen: &str, plies: usize) {
+fn count_rule_draw<R: Rules>(rules: &'static RuleSet, fen: &str, plies: usize) {
     let start = parse_fen::<R>(fen).unwrap();
     let tb = tables(R::VARIANT);
     let mut engine = engine_with_tables(R::VARIANT);
+    engine.set_rules(rules);
     let mut rng = Lcg(5);
     for _ in 0..30 {
         let Some(game) = quiet_walk(start, plies, &mut rng) else {
@@ -245,7 +253,7 @@ fn count_rule_draw<R: Rules>(fen: &str, plies: usize) {
         if o.wdl != Wdl::Win || o.dtw < 4 {
             continue;
         }
-        assert_eq!(draw::rule_plies_left(&game), Some(2), "{:?}", R::VARIANT);
+        assert_eq!(rules.game_plies_left(&game), Some(2), "{:?}", R::VARIANT);
         let alone = search(&mut engine, &game[game.len() - 1..], &depth(6));
         assert!(
             alone.info.score.0 > 20_000,
@@ -272,8 +280,8 @@ fn count_rule_draw<R: Rules>(fen: &str, plies: usize) {
         // Two more king moves and the game is over.
         let mut over = game.clone();
         over.extend(quiet_walk(last, 2, &mut rng).unwrap().into_iter().skip(1));
-        assert_eq!(draw::game_draw(&over), Some(draw::DrawReason::MoveCount));
-        assert_eq!(draw::game_draw(&over[..over.len() - 1]), None);
+        assert_eq!(rules.game_draw(&over), Some(DrawReason::MoveCount));
+        assert_eq!(rules.game_draw(&over[..over.len() - 1]), None);
         return;
     }
     panic!("{:?}: no table win drawn by the count", R::VARIANT);
@@ -281,10 +289,14 @@ fn count_rule_draw<R: Rules>(fen: &str, plies: usize) {
 
 #[test]
 fn move_count_rules_draw_table_wins() {
-    // English: 50 moves each without a capture or a man move.
-    count_rule_draw::<English>("W:WK14,K19,K23:BK3", 98);
+    // English: 40 moves each without a capture or a man move (the default, WCDF), or 50
+    // (the rule pages' count, chosen by name).
+    let english = |name| RuleSet::find(Variant::English, name).unwrap();
+    count_rule_draw::<English>(english("wcdf"), "W:WK14,K19,K23:BK3", 78);
+    count_rule_draw::<English>(english("rulepage-50"), "W:WK14,K19,K23:BK3", 98);
     // International: 16 moves each with three kings against one.
-    count_rule_draw::<International>("W:WK28,K33,K39:BK5", 30);
+    let fmjd = RuleSet::default_for(Variant::International);
+    count_rule_draw::<International>(fmjd, "W:WK28,K33,K39:BK5", 30);
 }
 
 #[test]

@@ -24,7 +24,7 @@ use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
 use damka::with_rules;
 
 use super::tables::{open, slices, tables_dir};
-use super::{CliError, print_out};
+use super::{CliError, print_out, rule_set};
 
 /// Arguments of `damka analyse`.
 #[derive(clap::Args)]
@@ -60,6 +60,11 @@ pub struct Args {
     /// `evaluated` in the JSON). Works without tables too.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_DEPTH)))]
     depth: Option<u32>,
+    /// Draw rules the games are judged by, by name (default: each variant's first, as
+    /// `docs/RULES.md` lists them). A game of a variant without rules of that name is written
+    /// without analysis.
+    #[arg(long)]
+    rules: Option<String>,
 }
 
 /// The transposition table of each engine (one per worker thread), in MiB.
@@ -197,6 +202,21 @@ fn process(
             errors,
         } => (read, variant, errors),
     };
+    let rules = match rule_set(variant, args.rules.as_deref()) {
+        Ok(rules) => rules,
+        Err(e) => {
+            annotate_unanalysed(&mut read.game, &e.message);
+            return Outcome::Unanalysed {
+                why: format!("{}: {}", read.origin, e.message),
+                read,
+                error: true,
+                unsupported: None,
+            };
+        }
+    };
+    if let Some(engine) = engine.as_mut() {
+        engine.set_rules(rules);
+    }
     let search = engine.as_mut().zip(args.depth);
     match analyse_one(tb, &read, variant, args.margin, search) {
         Ok(analysis) => {
@@ -327,6 +347,19 @@ fn warn_missing_tables(tb: Option<&Tablebase>, items: &[Item], warned: &mut Vec<
 
 /// Runs `damka analyse`.
 pub fn run(args: Args) -> Result<(), CliError> {
+    match (&args.rules, args.variant) {
+        (Some(name), Some(Ruleset::Supported(v))) => drop(rule_set(v, Some(name))?),
+        (Some(name), _)
+            if damka::Variant::ALL
+                .iter()
+                .all(|&v| rule_set(v, Some(name)).is_err()) =>
+        {
+            return Err(CliError::input(format!(
+                "no variant has draw rules '{name}' (docs/RULES.md lists them)"
+            )));
+        }
+        _ => {}
+    }
     let tb = tables(&args)?;
     // One engine per worker, probing the same tables, when searching.
     let engine = || {

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use damka::Variant;
 
-use super::CliError;
 use super::tables::tables_dir;
+use super::{CliError, rule_set};
 
 /// Arguments of `damka hub`.
 #[derive(clap::Args)]
@@ -19,11 +19,16 @@ pub struct Args {
     /// Transposition table size in MiB (1 to 65536).
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=damka::hub::MAX_HASH_MB as i64))]
     hash: u32,
+    /// Draw rules of the variant (`set-param name=rules`; default: the variant's first, as
+    /// `docs/RULES.md` lists them).
+    #[arg(long)]
+    rules: Option<String>,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let options = damka::hub::Options {
         variant: args.variant,
+        rules: Some(rule_set(args.variant, args.rules.as_deref())?),
         hash_mb: args.hash as usize,
         tables: tables_dir(&args.tables),
     };

@@ -59,6 +59,18 @@ pub fn read_fen<R: damka::Rules>(fen: &str) -> Result<damka::Position<R>, CliErr
     damka::notation::parse_fen::<R>(fen).map_err(|e| CliError::input(format!("bad FEN: {e}")))
 }
 
+/// The draw rules called `name` of `variant` (its default without a name); a name the
+/// variant does not have is an input error listing the names it has.
+pub fn rule_set(
+    variant: damka::Variant,
+    name: Option<&str>,
+) -> Result<&'static damka::RuleSet, CliError> {
+    match name {
+        None => Ok(damka::RuleSet::default_for(variant)),
+        Some(name) => damka::RuleSet::find(variant, name).map_err(CliError::input),
+    }
+}
+
 /// Refuses a position whose side not to move has no pieces: the game ended with the move
 /// before, so there is nothing to probe or search (an illegal position, exit code 2).
 pub fn finished_game<R: damka::Rules>(pos: &damka::Position<R>) -> Result<(), CliError> {

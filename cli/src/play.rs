@@ -6,14 +6,14 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use damka::notation::diagram::text_diagram;
-use damka::rules::{Position, Rules};
-use damka::search::{Engine, Limits, MAX_DEPTH, draw, line_text};
+use damka::rules::{Position, RuleSet, Rules};
+use damka::search::{Engine, Limits, MAX_DEPTH, line_text};
 use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
 use damka::tablebase::{Tablebase, Wdl};
 use damka::with_rules;
 
 use super::tables::{open, tables_dir};
-use super::{CliError, finished_game, print_out, read_fen};
+use super::{CliError, finished_game, print_out, read_fen, rule_set};
 
 /// Arguments of `damka play`.
 #[derive(clap::Args)]
@@ -41,6 +41,10 @@ pub struct Args {
     /// edges).
     #[arg(long)]
     board: bool,
+    /// Draw rules the search plays by (default: the variant's first, as `docs/RULES.md`
+    /// lists them).
+    #[arg(long)]
+    rules: Option<String>,
 }
 
 fn parse_seconds(text: &str) -> Result<Duration, String> {
@@ -65,18 +69,20 @@ fn play<R: Rules>(args: &Args) -> Result<(), CliError> {
         None => Position::<R>::initial(),
     };
     finished_game(&pos)?;
+    let rules = rule_set(R::VARIANT, args.rules.as_deref())?;
     let dir = tables_dir(&args.tables);
     let tables = if args.tables.is_some() || dir.is_dir() {
         Some(Arc::new(open(&dir, DEFAULT_CACHE_BYTES)?))
     } else {
         None
     };
-    let note = tables.as_deref().and_then(|tb| rule_note(tb, &pos));
+    let note = tables.as_deref().and_then(|tb| rule_note(tb, rules, &pos));
     let mut engine = Engine::try_new(args.hash as usize).map_err(|e| CliError {
         message: format!("{e} (try a smaller --hash)"),
         code: 1,
     })?;
     engine.set_tables(tables.clone());
+    engine.set_rules(rules);
     let limits = Limits {
         depth: args.depth,
         move_time: args.time,
@@ -117,14 +123,14 @@ fn play<R: Rules>(args: &Args) -> Result<(), CliError> {
 
 /// A line saying so when the tables' win or loss is longer than the variant's move-count
 /// rules allow (the game may end in a draw first).
-fn rule_note<R: Rules>(tb: &Tablebase, pos: &Position<R>) -> Option<String> {
+fn rule_note<R: Rules>(tb: &Tablebase, rules: &RuleSet, pos: &Position<R>) -> Option<String> {
     let o = tb.probe_dtw(pos).ok()?;
-    let left = draw::rule_plies_left(&[*pos])?;
+    let left = rules.game_plies_left(&[*pos])?;
     (o.wdl != Wdl::Draw && u32::from(o.dtw) > left).then(|| {
         format!(
-            "note the tables' {} in {} plies may not be completed within the variant's \
-             move-count rules ({left} plies left)\n",
-            o.wdl, o.dtw
+            "note the tables' {} in {} plies may not be completed within the move-count \
+             rules ({}: {left} plies left)\n",
+            o.wdl, o.dtw, rules.name
         )
     })
 }

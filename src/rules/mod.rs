@@ -1,7 +1,9 @@
-//! Everything about the game itself: boards, positions, moves, the seven rule sets, perft.
+//! Everything about the game itself: boards, positions, moves, the seven rule sets and their
+//! draw rules, perft.
 //! Nothing here knows about files or notation.
 
 pub mod board;
+pub mod draw;
 pub mod movegen;
 pub mod moves;
 pub mod perft;
@@ -9,6 +11,7 @@ pub mod position;
 pub mod variant;
 
 pub use board::{Bitboard, BoardKind, Color, Geometry, OPPOSITE, Square};
+pub use draw::{Counters, DrawReason, RuleSet, UnknownRuleSet};
 pub use movegen::{MoveList, MoveSink, captures, count_moves, generate, legal_moves, may_capture};
 pub use moves::{LegalMove, Move, MovePath};
 pub use perft::{divide, perft};

@@ -1,7 +1,6 @@
 //! The engine: iterative deepening principal-variation search with a transposition table,
 //! a capture quiescence, an evaluation per board kind, draw rules and tablebase probes.
 
-pub mod draw;
 pub mod eval;
 pub mod tt;
 pub mod zobrist;
@@ -13,10 +12,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::Variant;
-use crate::rules::{Color, Geometry, Move, MoveList, Position, Rules, captures, generate};
+use crate::rules::{
+    Color, Counters, Geometry, Move, MoveList, Position, RuleSet, Rules, captures, count_moves,
+    generate,
+};
 use crate::tablebase::{FileKind, Material, MoverFrame, Tablebase, Wdl};
 
-use draw::Counters;
 use eval::Eval;
 use tt::Bound;
 pub use tt::HashError;
@@ -146,6 +147,8 @@ pub struct Engine {
     table_root: bool,
     /// Probe deep in the tree only what is already in memory.
     conditional_probes: bool,
+    /// The draw rules chosen per variant (a variant not here plays by its default).
+    rules: HashMap<Variant, &'static RuleSet>,
 }
 
 // The Hub runs searches on a thread of their own.
@@ -173,6 +176,7 @@ impl Engine {
             coverage: HashMap::new(),
             table_root: true,
             conditional_probes: true,
+            rules: HashMap::new(),
         })
     }
 
@@ -193,6 +197,19 @@ impl Engine {
     /// same search gives the same result whatever ran before (what the analyser needs).
     pub fn set_conditional_probes(&mut self, enabled: bool) {
         self.conditional_probes = enabled;
+    }
+
+    /// Plays `rules.variant` by the draw rules `rules` (each variant's default until set).
+    pub fn set_rules(&mut self, rules: &'static RuleSet) {
+        self.rules.insert(rules.variant, rules);
+    }
+
+    /// The draw rules the engine plays `variant` by.
+    pub fn rules(&self, variant: Variant) -> &'static RuleSet {
+        self.rules
+            .get(&variant)
+            .copied()
+            .unwrap_or_else(|| RuleSet::default_for(variant))
     }
 
     /// Uses `tables` for probes (or none).
@@ -244,14 +261,15 @@ impl Engine {
         let start = Instant::now();
         let root = *game.last().expect("a game has at least one position");
         let coverage = self.coverage::<R>();
-        let counters = draw::game_counters(game);
+        let rules = self.rules(R::VARIANT);
+        let counters = rules.game_counters(game);
         let tables = self.tables.clone();
         let mut only = None;
         if let Some(tb) = tables.as_deref()
             && self.table_root
             && coverage.holds(&root)
         {
-            let left = draw::plies_left(&root, *counters.last().expect("one position"));
+            let left = rules.plies_left(&root, *counters.last().expect("one position"));
             match table_move(tb, &root, left, start) {
                 Some(TableRoot::Answer(result)) => {
                     on_info(&result.info);
@@ -278,6 +296,7 @@ impl Engine {
             conditional: self.conditional_probes,
             eval: Eval::new(),
             keys: game.iter().map(zobrist::key).collect(),
+            rules,
             counters,
             list: MoveList::new(),
             stack: Vec::with_capacity(64 * MAX_PLY),
@@ -428,6 +447,8 @@ struct Searcher<'a, R: Rules> {
     eval: Eval<R>,
     /// Keys of the game's positions, then of the current line.
     keys: Vec<u64>,
+    /// The draw rules played by.
+    rules: &'static RuleSet,
     /// Draw counters, parallel to `keys`.
     counters: Vec<Counters>,
     /// Scratch list for move generation.
@@ -638,7 +659,9 @@ impl<R: Rules> Searcher<'_, R> {
 
     fn push(&mut self, pos: &Position<R>, child: &Position<R>, mv: &Move) {
         let key = zobrist::after(pos, *self.keys.last().expect("key"), mv);
-        let c = draw::next(pos, *self.counters.last().expect("counters"), child);
+        let c = self
+            .rules
+            .next(pos, *self.counters.last().expect("counters"), child);
         self.keys.push(key);
         self.counters.push(c);
     }
@@ -658,12 +681,13 @@ impl<R: Rules> Searcher<'_, R> {
     }
 
     /// Whether the current position (at `ply` > 0) is drawn by rule: a move count ran out
-    /// or the position occurred before since the last irreversible move.
+    /// (and the side to move has a move: without one it has lost) or the position occurred
+    /// before since the last irreversible move.
     fn rule_draw(&self, pos: &Position<R>) -> bool {
         let n = self.keys.len() - 1;
         let c = self.counters[n];
-        if draw::count_draw(pos, c) {
-            return true;
+        if self.rules.count_draw(pos, c) {
+            return count_moves(pos, &mut MoveList::new()) > 0;
         }
         let key = self.keys[n];
         let oldest = n.saturating_sub(c.quiet as usize);
@@ -688,7 +712,9 @@ impl<R: Rules> Searcher<'_, R> {
             tb.probe_dtw(pos).ok()?
         };
         let d = i32::from(o.dtw);
-        let left = draw::plies_left(pos, *self.counters.last().expect("counters"));
+        let left = self
+            .rules
+            .plies_left(pos, *self.counters.last().expect("counters"));
         if o.wdl != Wdl::Draw && left.is_some_and(|l| o.dtw as u32 > l) {
             return None;
         }
