@@ -355,6 +355,19 @@ int damka_probe_wdl(const damka_tablebase *tb, const char *variant, const char *
 int damka_probe_dtw(const damka_tablebase *tb, const char *variant, const char *fen, int *dtw);
 
 /*
+ The distance to conversion of a FEN position: for a win or a loss, the plies until the
+ next capture or man's move (or the end of the game), the winner hastening to one that
+ keeps the win and the loser delaying it (Kingsrow's moves to conversion, in plies). On
+ `DAMKA_OK` `*dtc` is set (1: the side to move converts at once; 0: it has no move). A draw
+ returns `DAMKA_DRAW` and leaves `*dtc` unchanged; tables built without distances to
+ conversion (no `.dtc` file) give `DAMKA_ERR_NO_TABLE`.
+
+ # Safety
+ As for `damka_probe_wdl`.
+ */
+int damka_probe_dtc(const damka_tablebase *tb, const char *variant, const char *fen, int *dtc);
+
+/*
  Every legal move of a FEN position with its result, best first. On `DAMKA_OK`, `*out`
  is a list to free with `damka_move_list_free`; on failure `*out` is set to NULL.
 

@@ -52,6 +52,12 @@ class Tablebase:
         """Plies to the end of the game with perfect play for a win or a loss (0 for a lost
         position without a move), ``None`` for a draw. Raises like :meth:`probe_wdl`."""
 
+    def probe_dtc(self, variant: str, fen: str) -> Optional[int]:
+        """Plies to the next capture or man's move (or the end of the game) for a win or a
+        loss, the winner hastening to one that keeps the win and the loser delaying it
+        (Kingsrow's moves to conversion, in plies): 1 with a capture, 0 for a lost position
+        without a move, ``None`` for a draw. Raises like :meth:`probe_wdl`."""
+
     def moves(self, variant: str, fen: str) -> List[Tuple[str, int, Optional[int]]]:
         """Every legal move with its result, best first: ``[(move, wdl, dtw), ...]``.
 

@@ -209,6 +209,9 @@ fn as_probe_text(answer: &Value) -> String {
     );
     if answer["category"] != "draw" {
         out.push_str(&format!("dtw {}\n", answer["dtw"]));
+        out.push_str(&format!("dtc {}\n", answer["dtc"]));
+    } else {
+        assert!(answer["dtc"].is_null(), "{answer}");
     }
     for m in answer["moves"].as_array().expect("moves") {
         out.push_str(&format!(

@@ -344,6 +344,48 @@ fn swapped_blocks_are_errors_or_found_by_verify() {
 }
 
 #[test]
+fn a_wrong_distance_to_conversion_is_found_by_verify() {
+    let m = key("2101");
+    let dir = copy("dtc-off-by-one");
+    let file = path(&dir, m, FileKind::Dtc);
+    let (header, mut blocks) = blocks_of(&file);
+    let mut raw = zstd::bulk::decompress(&blocks[0], header.block_bytes()).expect("decodes");
+    assert_eq!(header.value_bits, 8);
+    // The first won or lost position without a capture in block 0, one ply further.
+    let index = SliceIndex::<English>::new(m);
+    let i = (0..header.block_positions as u64)
+        .find(|&i| {
+            index.unrank(i).is_some_and(|f| {
+                let pos = f.position::<English>();
+                !damka::rules::legal_moves(&pos)
+                    .iter()
+                    .any(|m| m.mv.is_capture())
+                    && good().probe_wdl(&pos).expect("good") != Wdl::Draw
+            })
+        })
+        .expect("a decided position");
+    let good_dtc = raw[i as usize];
+    raw[i as usize] = if good_dtc < header.max_dtw as u8 {
+        good_dtc + 1
+    } else {
+        good_dtc - 1
+    };
+    blocks[0] = zstd::bulk::compress(&raw, 3).expect("compresses");
+    std::fs::write(&file, assemble(header, &blocks)).expect("write");
+    let tb = Tablebase::open(&dir).expect("open");
+    let pos = index.unrank(i).expect("a position").position::<English>();
+    assert_ne!(tb.probe_dtc(&pos).unwrap(), Some(u16::from(good_dtc)));
+    assert_eq!(
+        verify_slice::<English>(&tb, m).expect("verify runs"),
+        SliceCheck::BadDtc {
+            index: i,
+            stored: u16::from(raw[i as usize]),
+            expected: u16::from(good_dtc),
+        }
+    );
+}
+
+#[test]
 fn blocks_recompressed_with_impossible_values_are_errors() {
     let m = key("2101");
     for (kind, value) in [(FileKind::Wdl, 0xFFu8), (FileKind::Dtw, 0xFE)] {

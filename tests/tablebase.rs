@@ -225,11 +225,14 @@ fn petrov_triangle() {
     assert_eq!(probe::<International>("W:WK1,K2,K3:BK46"), Outcome::DRAW);
 }
 
-/// The outcomes of `roots` by plain forward search: every position reachable from them is
-/// listed with its moves, then outcomes spread back from the positions without a move, in
-/// order of distance (a position one ply before a loss in `n` wins in `n + 1`; one whose
-/// moves all reach wins loses one ply after the longest of them).
-fn plain_outcomes<R: Rules>(roots: &[Position<R>]) -> Vec<Outcome> {
+/// The outcomes of `roots` by plain forward search, with their distances to conversion:
+/// every position reachable from them is listed with its moves, then outcomes spread back
+/// from the positions without a move, in order of distance (a position one ply before a loss
+/// in `n` wins in `n + 1`; one whose moves all reach wins loses one ply after the longest of
+/// them). Then the distances to conversion spread back the same way through king moves
+/// only, from the positions whose next move may convert (a capture or a man's move) or end
+/// the game.
+fn plain_outcomes<R: Rules>(roots: &[Position<R>]) -> Vec<(Outcome, Option<u16>)> {
     let mut ids: HashMap<Position<R>, usize> = HashMap::new();
     let mut nodes = Vec::new();
     for &root in roots {
@@ -239,6 +242,7 @@ fn plain_outcomes<R: Rules>(roots: &[Position<R>]) -> Vec<Outcome> {
         });
     }
     let mut parents: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    let mut children: Vec<Vec<(usize, bool)>> = Vec::new();
     let mut moves_left: Vec<usize> = Vec::new();
     let mut list = MoveList::new();
     while moves_left.len() < nodes.len() {
@@ -246,6 +250,7 @@ fn plain_outcomes<R: Rules>(roots: &[Position<R>]) -> Vec<Outcome> {
         let pos = nodes[at];
         generate(&pos, &mut list);
         let moves = list.as_slice();
+        let mut out = Vec::new();
         for mv in moves {
             let child = pos.play(mv);
             let id = *ids.entry(child).or_insert_with(|| {
@@ -254,7 +259,10 @@ fn plain_outcomes<R: Rules>(roots: &[Position<R>]) -> Vec<Outcome> {
                 nodes.len() - 1
             });
             parents[id].push(at);
+            let king_move = !mv.is_capture() && pos.kings().contains(mv.from());
+            out.push((id, king_move));
         }
+        children.push(out);
         moves_left.push(moves.len());
     }
     let mut value: Vec<Option<Outcome>> = vec![None; nodes.len()];
@@ -284,9 +292,53 @@ fn plain_outcomes<R: Rules>(roots: &[Position<R>]) -> Vec<Outcome> {
             }
         }
     }
+    let wdl = |i: usize| value[i].map_or(Wdl::Draw, |o| o.wdl);
+    let mut dtc: Vec<Option<u16>> = vec![None; nodes.len()];
+    let mut king_moves_left: Vec<usize> = vec![0; nodes.len()];
+    let mut queue = std::collections::VecDeque::new();
+    for (i, moves) in children.iter().enumerate() {
+        let kings = moves.iter().filter(|m| m.1).count();
+        king_moves_left[i] = kings;
+        let converts_to_win = moves.iter().any(|&(c, k)| !k && wdl(c) == Wdl::Loss);
+        let first = match wdl(i) {
+            Wdl::Draw => None,
+            _ if moves.is_empty() => Some(0),
+            _ if kings == 0 => Some(1),
+            Wdl::Win if converts_to_win => Some(1),
+            _ => None,
+        };
+        dtc[i] = first;
+    }
+    // In order of distance: the positions without a move first.
+    for d in [0, 1] {
+        queue.extend((0..nodes.len()).filter(|&i| dtc[i] == Some(d)));
+    }
+    while let Some(i) = queue.pop_front() {
+        let d = dtc[i].expect("queued positions have distances");
+        for &p in &parents[i] {
+            let by_king = children[p].iter().any(|&(c, k)| c == i && k);
+            if dtc[p].is_some() || !by_king {
+                continue;
+            }
+            match (wdl(p), wdl(i)) {
+                (Wdl::Win, Wdl::Loss) => {
+                    dtc[p] = Some(d + 1);
+                    queue.push_back(p);
+                }
+                (Wdl::Loss, Wdl::Win) => {
+                    king_moves_left[p] -= 1;
+                    if king_moves_left[p] == 0 {
+                        dtc[p] = Some(d + 1);
+                        queue.push_back(p);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
     roots
         .iter()
-        .map(|r| value[ids[r]].unwrap_or(Outcome::DRAW))
+        .map(|r| (value[ids[r]].unwrap_or(Outcome::DRAW), dtc[ids[r]]))
         .collect()
 }
 
@@ -311,10 +363,17 @@ fn agree_with_plain_search<R: Rules>(samples: usize) {
     let tb = tables(R::VARIANT);
     let mut rng = Lcg(R::VARIANT as u64 + 17);
     let roots: Vec<Position<R>> = (0..samples).map(|_| random_small::<R>(&mut rng)).collect();
-    for (pos, plain) in roots.iter().zip(plain_outcomes(&roots)) {
+    let mut converting = 0;
+    for (pos, (plain, plain_dtc)) in roots.iter().zip(plain_outcomes(&roots)) {
         let stored = tb.probe_dtw(pos).expect("probe");
         assert_eq!(stored, plain, "{:?} {}", R::VARIANT, write_fen(pos));
+        let dtc = tb.probe_dtc(pos).expect("probe dtc");
+        assert_eq!(dtc, plain_dtc, "dtc {:?} {}", R::VARIANT, write_fen(pos));
+        assert_eq!(dtc.is_some(), plain.wdl != Wdl::Draw);
+        converting += usize::from(dtc.is_some_and(|d| d > 1));
     }
+    // Not only positions one move from a conversion.
+    assert!(converting > 0, "{:?}", R::VARIANT);
 }
 
 #[test]
@@ -440,7 +499,7 @@ fn same_tables_whatever_the_thread_count() {
     build_english(&one, 1);
     build_english(&two, 3);
     let (a, b) = (files_of(&one), files_of(&two));
-    assert_eq!(a.len(), 82);
+    assert_eq!(a.len(), 123, "three files for each of 41 slices");
     assert!(a == b, "tables differ between 1 and 3 threads");
 }
 

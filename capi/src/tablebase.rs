@@ -170,6 +170,39 @@ pub unsafe extern "C" fn damka_probe_dtw(
     })
 }
 
+/// The distance to conversion of a FEN position: for a win or a loss, the plies until the
+/// next capture or man's move (or the end of the game), the winner hastening to one that
+/// keeps the win and the loser delaying it (Kingsrow's moves to conversion, in plies). On
+/// `DAMKA_OK` `*dtc` is set (1: the side to move converts at once; 0: it has no move). A draw
+/// returns `DAMKA_DRAW` and leaves `*dtc` unchanged; tables built without distances to
+/// conversion (no `.dtc` file) give `DAMKA_ERR_NO_TABLE`.
+///
+/// # Safety
+/// As for `damka_probe_wdl`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn damka_probe_dtc(
+    tb: *const damka_tablebase,
+    variant: *const c_char,
+    fen: *const c_char,
+    dtc: *mut c_int,
+) -> c_int {
+    guard(|| {
+        // Safety: the caller's guarantees are passed on.
+        let (tb, variant, fen, dtc) = unsafe { fen_args(tb, variant, fen, dtc)? };
+        let distance = with_rules!(variant, R => tb.probe_dtc(&read_fen::<R>(fen)?));
+        match distance.map_err(probe_failure)? {
+            Some(d) => *dtc = c_int::from(d),
+            None => {
+                return Err(Failure::fixed(
+                    damka_status::DAMKA_DRAW,
+                    c"the position is a draw: no distance",
+                ));
+            }
+        }
+        Ok(())
+    })
+}
+
 /// One legal move with its perfect-play result.
 #[allow(non_camel_case_types)]
 #[repr(C)]

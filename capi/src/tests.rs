@@ -128,8 +128,24 @@ fn c_probe_text(tb: &Handle, variant: Variant, fen: &str) -> Result<String, (c_i
             assert_ne!(wdl, 0, "{fen}: a distance for a draw");
             assert_eq!(dtw % 2, if wdl == 1 { 1 } else { 0 }, "{fen}: parity");
             out.push_str(&format!("dtw {dtw}\n"));
+            let mut dtc = -7;
+            // Safety: as above.
+            let code = unsafe { damka_probe_dtc(tb.0, v.as_ptr(), f.as_ptr(), &mut dtc) };
+            assert_eq!(code, 0, "{fen}: {}", last_error());
+            assert!((0..=dtw).contains(&dtc), "{fen}: dtc {dtc}, dtw {dtw}");
+            out.push_str(&format!("dtc {dtc}\n"));
         }
-        1 => assert_eq!((wdl, dtw), (0, -7), "{fen}: DAMKA_DRAW only for a draw"),
+        1 => {
+            assert_eq!((wdl, dtw), (0, -7), "{fen}: DAMKA_DRAW only for a draw");
+            let mut dtc = -7;
+            // Safety: as above.
+            let code = unsafe { damka_probe_dtc(tb.0, v.as_ptr(), f.as_ptr(), &mut dtc) };
+            assert_eq!(
+                (code, dtc),
+                (1, -7),
+                "{fen}: no distance to conversion for a draw"
+            );
+        }
         other => return Err(fail(other)),
     }
     let mut list = std::ptr::null_mut();
@@ -300,7 +316,7 @@ fn c_answers_equal_damka_probe_on_random_positions_of_every_variant() {
 fn first_position_is_a_win_in_61() {
     let tb = Handle::open(tables_dir());
     let text = c_probe_text(&tb, Variant::English, "W:WK19,K23:BK28,12").expect("probe");
-    assert!(text.starts_with("result win\ndtw 61\n"), "{text}");
+    assert!(text.starts_with("result win\ndtw 61\ndtc 17\n"), "{text}");
     assert_eq!(
         Ok(text),
         cli_probe_text(tables_dir(), Variant::English, "W:WK19,K23:BK28,12")

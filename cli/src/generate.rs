@@ -98,6 +98,7 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
                 positions: SliceIndex::<R>::new(m).size(),
                 wdl_bytes: 0,
                 dtw_bytes: 0,
+                dtc_bytes: 0,
                 skipped: true,
             }));
             continue;
@@ -257,16 +258,18 @@ fn summary(reports: &[SliceReport], jobs: usize, seconds: f64) -> String {
     let positions: u64 = built.iter().map(|r| r.positions).sum();
     let wdl: u64 = built.iter().map(|r| r.wdl_bytes).sum();
     let dtw: u64 = built.iter().map(|r| r.dtw_bytes).sum();
+    let dtc: u64 = built.iter().map(|r| r.dtc_bytes).sum();
     format!(
         "slices {} built in {jobs} jobs, {} already done\npositions {positions}\nseconds \
          {seconds:.2}\n\
-         positions per second {:.0}\nbytes {} (win/draw/loss {wdl}, distance {dtw})\n\
+         positions per second {:.0}\nbytes {} (win/draw/loss {wdl}, distance {dtw}, to \
+         conversion {dtc})\n\
          positions per byte {:.1} (win/draw/loss {:.1})\n",
         built.len(),
         reports.len() - built.len(),
         positions as f64 / seconds.max(1e-9),
-        wdl + dtw,
-        positions as f64 / (wdl + dtw).max(1) as f64,
+        wdl + dtw + dtc,
+        positions as f64 / (wdl + dtw + dtc).max(1) as f64,
         positions as f64 / wdl.max(1) as f64,
     )
 }

@@ -24,13 +24,14 @@ struct Totals {
     stored: u64,
     wdl_bytes: u64,
     dtw_bytes: u64,
+    dtc_bytes: u64,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let dir = tables_dir(&args.tables);
     let tb = open(&dir, DEFAULT_CACHE_BYTES)?;
     let mut out = String::from(
-        "variant pieces slices positions stored wdl_bytes dtw_bytes positions_per_wdl_byte\n",
+        "variant pieces slices positions stored wdl_bytes dtw_bytes dtc_bytes positions_per_wdl_byte\n",
     );
     for variant in variants(&dir, None) {
         let mut by_pieces: BTreeMap<u32, Totals> = BTreeMap::new();
@@ -49,15 +50,19 @@ pub fn run(args: Args) -> Result<(), CliError> {
             if let Ok(dtw) = tb.table(variant, m, FileKind::Dtw) {
                 t.dtw_bytes += file_len(dtw.path());
             }
+            if let Ok(dtc) = tb.table(variant, m, FileKind::Dtc) {
+                t.dtc_bytes += file_len(dtc.path());
+            }
         }
         for (pieces, t) in by_pieces {
             out.push_str(&format!(
-                "{variant} {pieces} {} {} {} {} {} {:.1}\n",
+                "{variant} {pieces} {} {} {} {} {} {} {:.1}\n",
                 t.slices,
                 t.positions,
                 t.stored,
                 t.wdl_bytes,
                 t.dtw_bytes,
+                t.dtc_bytes,
                 t.positions as f64 / t.wdl_bytes.max(1) as f64
             ));
         }

@@ -69,6 +69,17 @@ fn probe<R: Rules>(args: &Args) -> Result<(), CliError> {
     out.push_str(&format!("result {}\n", outcome.wdl));
     if outcome.wdl != Wdl::Draw {
         out.push_str(&format!("dtw {}\n", outcome.dtw));
+        match tb.probe_dtc(&pos) {
+            Ok(Some(dtc)) => out.push_str(&format!("dtc {dtc}\n")),
+            Ok(None) => {}
+            // Tables built before distances to conversion: say how to add them.
+            Err(ProbeError::Table(TableError::Missing(path))) => eprintln!(
+                "note: no distance to conversion: {} is not there (`{}` adds it)",
+                path.display(),
+                generate_command(R::VARIANT, pos.occupied().count(), &dir)
+            ),
+            Err(e) => return Err(probe_error(e, &pos, &dir)),
+        }
     }
     for (i, r) in rated.iter().enumerate() {
         let text = move_text(R::VARIANT, &legal, i);

@@ -72,7 +72,7 @@ fn missing_slices(tb: &Tablebase, variant: Variant, present: &[Material]) -> Vec
         .into_iter()
         .filter(|m| counts.contains(&m.pieces()))
         .filter(|&m| {
-            [FileKind::Wdl, FileKind::Dtw]
+            FileKind::BUILT
                 .iter()
                 .any(|&k| !Tablebase::path_in(tb.dir(), variant, m, k).is_file())
         })
@@ -92,6 +92,13 @@ fn check<R: Rules>(tb: &Tablebase, m: Material) -> String {
         }) => {
             format!("bad index {index}: stored {stored}, moves give {expected}")
         }
+        Ok(SliceCheck::BadDtc {
+            index,
+            stored,
+            expected,
+        }) => format!(
+            "bad index {index}: stored distance to conversion {stored}, moves give {expected}"
+        ),
         Ok(SliceCheck::Counts {
             kind,
             header,

@@ -90,6 +90,12 @@ impl Tablebase {
         Ok(dtw_plies(outcome))
     }
 
+    fn probe_dtc_as<R: Rules>(&self, py: Python<'_>, fen: &str) -> PyResult<Option<u16>> {
+        let pos = position::<R>(fen)?;
+        py.detach(|| self.inner.probe_dtc(&pos))
+            .map_err(probe_error)
+    }
+
     fn moves_as<R: Rules>(
         &self,
         py: Python<'_>,
@@ -117,7 +123,7 @@ impl Tablebase {
 
 #[pymethods]
 impl Tablebase {
-    /// Opens the tables under `dir` (`dir/VARIANT/KEY.wdl` and `.dtw` files).
+    /// Opens the tables under `dir` (`dir/VARIANT/KEY.wdl`, `.dtw` and `.dtc` files).
     #[new]
     fn new(dir: PathBuf) -> PyResult<Self> {
         damka::tablebase::Tablebase::with_cache(&dir, DEFAULT_CACHE_BYTES)
@@ -153,6 +159,16 @@ impl Tablebase {
     /// that wins. Raises like `probe_wdl`.
     fn probe_dtw(&self, py: Python<'_>, variant: &str, fen: &str) -> PyResult<Option<u16>> {
         with_rules!(parse_variant(variant)?, R => self.probe_dtw_as::<R>(py, fen))
+    }
+
+    /// For a win or a loss, the plies to the next capture or man's move (or the end of the
+    /// game), the winner hastening to one that keeps the win and the loser delaying it
+    /// (Kingsrow's moves to conversion, in plies); `None` for a draw.
+    ///
+    /// A position with a capture gives 1, a lost one without a move 0. Raises like
+    /// `probe_wdl` (`damka.TablebaseError` also for tables built without `.dtc` files).
+    fn probe_dtc(&self, py: Python<'_>, variant: &str, fen: &str) -> PyResult<Option<u16>> {
+        with_rules!(parse_variant(variant)?, R => self.probe_dtc_as::<R>(py, fen))
     }
 
     /// Every legal move of `fen` with its result, best first: `[(move, wdl, dtw), ...]`.

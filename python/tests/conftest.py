@@ -65,8 +65,8 @@ def tb(tables_dir):
 
 
 def cli_probe(damka_bin, tables_dir, variant, fen):
-    """`damka probe`'s answer in the Python API's shape: (wdl, dtw, moves), or the exit code
-    and stderr line when it fails."""
+    """`damka probe`'s answer in the Python API's shape: (wdl, dtw, dtc, moves), or the exit
+    code and stderr line when it fails."""
     run = subprocess.run(
         [damka_bin, "probe", "--variant", variant, "--fen", fen, "--tables", tables_dir],
         capture_output=True,
@@ -78,12 +78,13 @@ def cli_probe(damka_bin, tables_dir, variant, fen):
     lines = run.stdout.splitlines()
     wdl = numbers[lines[0].removeprefix("result ")]
     rest = lines[1:]
-    dtw = None
+    dtw = dtc = None
     if wdl != 0:
         dtw = int(rest[0].removeprefix("dtw "))
-        rest = rest[1:]
+        dtc = int(rest[1].removeprefix("dtc "))
+        rest = rest[2:]
     moves = []
     for line in rest:
         words = line.split()
         moves.append((words[0], numbers[words[1]], int(words[2]) if len(words) > 2 else None))
-    return wdl, dtw, moves
+    return wdl, dtw, dtc, moves

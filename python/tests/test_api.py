@@ -22,6 +22,7 @@ FIRST_POSITION = "W:WK19,K23:BK28,12"
 def test_first_position_is_a_win_in_61(tb):
     assert tb.probe_wdl("english", FIRST_POSITION) == 1
     assert tb.probe_dtw("english", FIRST_POSITION) == 61
+    assert tb.probe_dtc("english", FIRST_POSITION) == 17
     moves = tb.moves("english", FIRST_POSITION)
     assert moves[0][1:] == (1, 61)
     assert len(moves) == len(damka.legal_moves("english", FIRST_POSITION))
@@ -43,6 +44,7 @@ def test_kings_alone_draw(tb):
     fen = "W:WK1:BK32"
     assert tb.probe_wdl("english", fen) == 0
     assert tb.probe_dtw("english", fen) is None
+    assert tb.probe_dtc("english", fen) is None
     assert all(wdl == 0 and dtw is None for _, wdl, dtw in tb.moves("english", fen))
 
 
@@ -52,6 +54,7 @@ def test_no_move_is_a_loss_in_0(tb):
         assert damka.legal_moves("english", fen) == []
         assert tb.probe_wdl("english", fen) == -1
         assert tb.probe_dtw("english", fen) == 0
+        assert tb.probe_dtc("english", fen) == 0
         assert tb.moves("english", fen) == []
 
 
@@ -254,7 +257,7 @@ def test_module_surface(tables_dir):
     assert tb.dir == pathlib.Path(tables_dir)
     assert repr(tb) == f"damka.Tablebase({str(tables_dir)!r})"
     for item in (damka, damka.Tablebase, damka.Tablebase.probe_wdl, damka.Tablebase.probe_dtw,
-                 damka.Tablebase.moves, damka.legal_moves, damka.perft, damka.TablebaseError):
+                 damka.Tablebase.probe_dtc, damka.Tablebase.moves, damka.legal_moves, damka.perft, damka.TablebaseError):
         assert item.__doc__ and len(item.__doc__) > 40, item
 
 

@@ -28,8 +28,10 @@ def test_python_answers_equal_damka_probe(tb, damka_bin, tables_dir, variant):
             results.add(None)
             continue
         dtw = tb.probe_dtw(variant, fen)
+        dtc = tb.probe_dtc(variant, fen)
         moves = tb.moves(variant, fen)
-        assert cli_probe(damka_bin, tables_dir, variant, fen) == (wdl, dtw, moves), fen
+        assert cli_probe(damka_bin, tables_dir, variant, fen) == (wdl, dtw, dtc, moves), fen
+        assert (dtc is None) == (dtw is None) and (dtc is None or dtc <= dtw), fen
         if moves:
             assert moves[0][1:] == (wdl, dtw), fen
         results.add(wdl)

@@ -166,7 +166,9 @@ def test_every_table_position_of_random_games(tb, damka_bin, tables_dir, variant
                 # tables.
                 probed += 1
                 moves = check_moves_agree(tb, variant, board)
-                assert cli_probe(damka_bin, tables_dir, variant, fen) == (wdl, dtw, moves), fen
+                dtc = tb.probe_dtc(variant, fen)
+                expected = (wdl, dtw, dtc, moves)
+                assert cli_probe(damka_bin, tables_dir, variant, fen) == expected, fen
                 if moves_here:
                     # The best successor, as pydraughts generates them, gives the value.
                     best = max((after_move(tb, variant, board, m) for m in moves_here),

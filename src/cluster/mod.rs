@@ -376,11 +376,11 @@ fn script_words(args: &[String]) -> String {
         .join(" ")
 }
 
-/// Whether both files of every slice of `job` are in `tables`. A build writes its files under
+/// Whether the files of every slice of `job` are in `tables`. A build writes its files under
 /// temporary names and renames them only once checked, so files that are there are whole.
 pub fn job_files_present(tables: &Path, variant: Variant, job: &SliceJob) -> bool {
     job.slices.iter().all(|&m| {
-        [FileKind::Wdl, FileKind::Dtw]
+        FileKind::BUILT
             .iter()
             .all(|&k| Tablebase::path_in(tables, variant, m, k).is_file())
     })

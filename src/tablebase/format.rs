@@ -30,16 +30,23 @@ pub const MAX_BLOCK_BYTES: usize = 1 << 24;
 pub enum FileKind {
     /// Win, draw or loss, 2 bits a position.
     Wdl = 1,
-    /// Distance in plies, 1 or 2 bytes a position.
+    /// Distance in plies to the end of the game, 1 or 2 bytes a position.
     Dtw = 2,
+    /// Distance in plies to the next conversion (capture or man move), 1 or 2 bytes a
+    /// position.
+    Dtc = 3,
 }
 
 impl FileKind {
+    /// The files a build writes for every slice.
+    pub const BUILT: [FileKind; 3] = [FileKind::Wdl, FileKind::Dtw, FileKind::Dtc];
+
     /// The file name extension.
     pub const fn extension(self) -> &'static str {
         match self {
             FileKind::Wdl => "wdl",
             FileKind::Dtw => "dtw",
+            FileKind::Dtc => "dtc",
         }
     }
 }
@@ -201,6 +208,7 @@ impl Header {
         let kind = match b[10] {
             1 => FileKind::Wdl,
             2 => FileKind::Dtw,
+            3 => FileKind::Dtc,
             _ => return Err(bad("unknown file kind")),
         };
         let variant = variant_from_game_type(b[11]).ok_or_else(|| bad("unknown variant"))?;
@@ -269,23 +277,18 @@ impl Header {
                 ),
             ));
         }
-        let bits_ok = match kind {
-            FileKind::Wdl => self.value_bits == 2,
-            FileKind::Dtw if self.max_dtw <= u8::MAX as u16 => self.value_bits == 8,
-            FileKind::Dtw => self.value_bits == 16,
+        let expected = match kind {
+            FileKind::Wdl => 2,
+            FileKind::Dtw | FileKind::Dtc if self.max_dtw <= u8::MAX as u16 => 8,
+            FileKind::Dtw | FileKind::Dtc => 16,
         };
+        let bits_ok = self.value_bits == expected;
         if !bits_ok {
             return Err(bad(
                 "value bits (byte 17)",
                 format!(
                     "{} for a {kind:?} file whose longest distance is {} (expected {})",
-                    self.value_bits,
-                    self.max_dtw,
-                    match kind {
-                        FileKind::Wdl => 2,
-                        FileKind::Dtw if self.max_dtw <= u8::MAX as u16 => 8,
-                        FileKind::Dtw => 16,
-                    }
+                    self.value_bits, self.max_dtw, expected
                 ),
             ));
         }

@@ -25,6 +25,7 @@ use super::table::TableFile;
 use crate::Variant;
 use crate::rules::Rules;
 
+use output::Stream;
 pub use output::{DTW_BLOCK, WDL_BLOCK};
 
 /// Decoded input blocks a build caches (`damka generate` opens its inputs with it): inputs
@@ -32,7 +33,8 @@ pub use output::{DTW_BLOCK, WDL_BLOCK};
 pub const BUILD_CACHE_BYTES: usize = 1 << 30;
 
 /// Bytes a build holds per position of the levels it keeps: the value (2), and the key and
-/// place of each block of positions (16 bytes a block).
+/// place of each block of positions (16 bytes a block). A solved level's distances to
+/// conversion are held compressed, then as many bytes again while it is packed.
 pub const LEVEL_BYTES_PER_POSITION: u64 = 2;
 /// Bytes a build keeps per block of positions of a level.
 pub const LEVEL_BYTES_PER_BLOCK: u64 = 16;
@@ -46,8 +48,8 @@ pub const BUILD_BASE_BYTES: u64 = 128 << 20;
 pub struct Estimate {
     /// Indices of the job's slices.
     pub positions: u64,
-    /// Peak memory, bytes: the two largest neighbouring levels, a full input cache and the
-    /// base.
+    /// Peak memory, bytes: the largest level being solved with the level above it (or with
+    /// its own distances to conversion, as it is packed), a full input cache and the base.
     pub memory_bytes: u64,
     /// Seconds on one core.
     pub core_seconds: f64,
@@ -79,13 +81,18 @@ pub fn estimate<R: Rules>(job: &SliceJob) -> Estimate {
     let sizes: Vec<u64> = (0..placements.levels())
         .map(|l| placements.level_size_bound(l))
         .collect();
+    // Levels are solved from the highest down: level `l` is solved while level `l + 1` is
+    // read (and the distances to conversion of the units being solved, a placement and its
+    // twin each, are held uncompressed: two of them counted), then packed with its distances
+    // to conversion.
+    let in_flight = 2 * 2 * placements.kings_per_placement();
     let kept = sizes
         .windows(2)
-        .map(|w| w[0] + w[1])
-        .chain(sizes.first().copied())
+        .map(|w| w[0] + (w[1] + in_flight).max(w[0]))
+        .chain(sizes.last().map(|&s| 2 * s))
         .max()
         .unwrap_or(0)
-        .min(positions);
+        .min(2 * positions);
     let blocks = kept.div_ceil(placements.kings_per_placement().max(1));
     Estimate {
         positions,
@@ -149,14 +156,17 @@ pub struct SliceReport {
     pub wdl_bytes: u64,
     /// Bytes of the distance file.
     pub dtw_bytes: u64,
+    /// Bytes of the distance-to-conversion file.
+    pub dtc_bytes: u64,
     /// Whether the files were already there and checked, not built.
     pub skipped: bool,
 }
 
-/// Whether both files of every slice of `job` exist and pass their checks.
+/// Whether the files of every slice of `job` ([`FileKind::BUILT`]) exist and pass their
+/// checks.
 pub fn job_done(dir: &Path, variant: Variant, job: &SliceJob) -> bool {
     job.slices.iter().all(|&m| {
-        [FileKind::Wdl, FileKind::Dtw].iter().all(|&kind| {
+        FileKind::BUILT.iter().all(|&kind| {
             let path = Tablebase::path_in(dir, variant, m, kind);
             TableFile::open(&path, kind, variant, m, 0)
                 .and_then(|t| t.check_blocks())
@@ -248,24 +258,34 @@ fn build_into<R: Rules>(
     let mut packed = output::Packed::create(packed_path, levels)?;
     let mut counts = [solve::Counts::default(); 2];
     let mut above: Option<(usize, Level)> = None;
+    let slices = job.slices.len();
     for (done, level) in (0..levels).rev().enumerate() {
         progress.parts(done as u64, levels as u64);
-        let (solved, c) = solve::solve_level(&work, level, above.as_ref().map(|a| &a.1))?;
+        let solved = solve::solve_level(&work, level, above.as_ref().map(|a| &a.1))?;
+        let c = solved.counts;
         counts = [counts[0].merge(c[0]), counts[1].merge(c[1])];
-        progress.advance(solved.positions());
+        progress.advance(solved.values.positions());
+        // The level above is read no more: packed and let go before this level's distances
+        // to conversion are decompressed and packed.
         if let Some((n, finished)) = above.take() {
-            packed.add(n, &finished, job.slices.len())?;
+            packed.add(n, Stream::Values, &finished, slices)?;
         }
-        above = Some((level, solved));
+        packed.add(
+            level,
+            Stream::Dtc,
+            &solved.dtc.level(&work.placements),
+            slices,
+        )?;
+        above = Some((level, solved.values));
     }
     if let Some((n, finished)) = above.take() {
-        packed.add(n, &finished, job.slices.len())?;
+        packed.add(n, Stream::Values, &finished, slices)?;
     }
     progress.parts(levels as u64, levels as u64);
     let mut written = Vec::new();
     let mut reports = Vec::new();
     for (s, &m) in job.slices.iter().enumerate() {
-        let paths = [FileKind::Wdl, FileKind::Dtw].map(|kind| {
+        let paths = FileKind::BUILT.map(|kind| {
             let path = Tablebase::path_in(tb.dir(), R::VARIANT, m, kind);
             let tmp = path.with_extension(format!("{}.tmp", kind.extension()));
             (kind, tmp, path)
@@ -277,7 +297,11 @@ fn build_into<R: Rules>(
             s,
             header,
             counts[s],
-            [paths[0].1.as_path(), paths[1].1.as_path()],
+            [
+                paths[0].1.as_path(),
+                paths[1].1.as_path(),
+                paths[2].1.as_path(),
+            ],
             |n| progress.advance(n),
         )?;
         for (kind, tmp, _) in &paths {
@@ -290,6 +314,7 @@ fn build_into<R: Rules>(
             positions: work.index[s].size(),
             wdl_bytes: bytes[0],
             dtw_bytes: bytes[1],
+            dtc_bytes: bytes[2],
             skipped: false,
         });
         written.extend(paths.map(|(_, tmp, path)| (tmp, path)));

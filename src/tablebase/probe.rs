@@ -69,13 +69,14 @@ fn table_slot(m: Material, kind: FileKind) -> Option<usize> {
     Some(match kind {
         FileKind::Wdl => material,
         FileKind::Dtw => MATERIALS + material,
+        FileKind::Dtc => 2 * MATERIALS + material,
     })
 }
 
 /// The opened tables of one variant, by [`table_slot`].
 type TableRow = Box<[OnceLock<Arc<TableFile>>]>;
 
-/// The tables in a directory (`DIR/VARIANT/KEY.wdl` and `.dtw`), opened on first use.
+/// The tables in a directory (`DIR/VARIANT/KEY.wdl`, `.dtw` and `.dtc`), opened on first use.
 ///
 /// ```no_run
 /// use damka::notation::parse_fen;
@@ -158,7 +159,7 @@ impl Tablebase {
         kind: FileKind,
     ) -> Option<&OnceLock<Arc<TableFile>>> {
         let row = self.tables[variant as usize]
-            .get_or_init(|| (0..2 * MATERIALS).map(|_| OnceLock::new()).collect());
+            .get_or_init(|| (0..3 * MATERIALS).map(|_| OnceLock::new()).collect());
         row.get(table_slot(material, kind)?)
     }
 
@@ -255,6 +256,33 @@ impl Tablebase {
     /// The result with its distance to the end in plies.
     pub fn probe_dtw<R: Rules>(&self, pos: &Position<R>) -> Result<Outcome, ProbeError> {
         self.resolve(pos, true)
+    }
+
+    /// For a won or lost position, the plies to the next conversion (a capture or a man's
+    /// move, or the end of the game) when the winner hastens to one that keeps the win and
+    /// the loser delays it (Kingsrow's "moves to conversion", in plies); `None` for a draw.
+    /// A position with a capture is at 1, one without a move at 0.
+    pub fn probe_dtc<R: Rules>(&self, pos: &Position<R>) -> Result<Option<u16>, ProbeError> {
+        let outcome = self.resolve(pos, false)?;
+        if outcome.wdl == Wdl::Draw {
+            return Ok(None);
+        }
+        if may_capture(pos) {
+            let mut list = Captures::default();
+            captures(pos, &mut list);
+            if !list.as_slice().is_empty() {
+                return Ok(Some(1));
+            }
+        }
+        let frame = MoverFrame::of(pos);
+        if frame.mover == 0 {
+            return Ok(Some(0));
+        }
+        let material = frame.material();
+        let i = SliceIndex::<R>::new(material).rank(&frame).ok_or_else(|| {
+            ProbeError::NotCovered("a man stands where men of its side never can".into())
+        })?;
+        Ok(Some(self.value(R::VARIANT, material, FileKind::Dtc, i)?))
     }
 
     /// Every legal move with its result for the side to move, best first: fastest wins,

@@ -225,8 +225,8 @@ impl TableFile {
         let ok = match (h.kind, h.value_bits) {
             // Code 3 is the only one with both bits set.
             (FileKind::Wdl, _) => block.iter().all(|&x| x & (x >> 1) & 0x55 == 0),
-            (FileKind::Dtw, 8) => block.iter().max().map_or(0, |&m| m as u16) <= h.max_dtw,
-            (FileKind::Dtw, _) => {
+            (_, 8) => block.iter().max().map_or(0, |&m| m as u16) <= h.max_dtw,
+            (_, _) => {
                 block
                     .chunks_exact(2)
                     .map(|c| u16::from_le_bytes([c[0], c[1]]))
@@ -243,13 +243,13 @@ impl TableFile {
             .map(|i| (i, unpack(block, h.value_bits, i)))
             .find(|&(_, v)| match h.kind {
                 FileKind::Wdl => v > wdl_code::LOSS as u16,
-                FileKind::Dtw => v > h.max_dtw,
+                FileKind::Dtw | FileKind::Dtc => v > h.max_dtw,
             });
         let what = match (bad, h.kind) {
             (Some((i, v)), FileKind::Wdl) => {
                 format!("entry {i} holds {v}, not a win/draw/loss code")
             }
-            (Some((i, v)), FileKind::Dtw) => format!(
+            (Some((i, v)), _) => format!(
                 "entry {i} holds distance {v}, longer than the longest {}",
                 h.max_dtw
             ),

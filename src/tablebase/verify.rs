@@ -3,7 +3,10 @@
 //! A stored win must have a move to a loss one ply shorter and none faster; a loss only
 //! moves to wins, the longest one ply shorter; a draw a move to a draw and none to a loss
 //! for the opponent. Checking that the stored outcome equals the best outcome over the
-//! moves checks all three at once. Capture positions and indices without a position hold
+//! moves checks all three at once. The distance to conversion of a won or lost position is
+//! checked the same way: 1 for a move that converts (a man's move; a capture position is at
+//! 1 itself), one more than a king move's successor for the others, the least over the
+//! moves that keep a win, the most over a loss's moves, 0 without a move. Capture positions and indices without a position hold
 //! no value and are not checked; a capture position's outcome, which moves into it need, is
 //! found from its captures once, as its level is read. Every block is decoded once first,
 //! which checks its checksum; last, the headers' counts of wins, draws, losses and unused
@@ -41,6 +44,15 @@ pub enum SliceCheck {
         /// What the moves say.
         expected: Outcome,
     },
+    /// The first index whose stored distance to conversion disagrees.
+    BadDtc {
+        /// The index.
+        index: u64,
+        /// What the table says.
+        stored: u16,
+        /// What the moves say.
+        expected: u16,
+    },
     /// Every value agrees with its successors, but a header's counts do not agree with a
     /// recount of the stored values.
     Counts {
@@ -74,8 +86,8 @@ impl Tally {
     }
 }
 
-/// Checks both files of slice `m` of variant `R`: checksums, then consistency, then the
-/// headers' counts. The slice and its twin are read level by level; moves that leave the
+/// Checks the three files of slice `m` of variant `R`: checksums, then consistency, then
+/// the headers' counts. The slice and its twin are read level by level; moves that leave the
 /// pair are probed.
 pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck, ProbeError> {
     let slices = if m.is_symmetric() {
@@ -89,6 +101,7 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
             Ok([
                 tb.table(R::VARIANT, s, FileKind::Wdl)?,
                 tb.table(R::VARIANT, s, FileKind::Dtw)?,
+                tb.table(R::VARIANT, s, FileKind::Dtc)?,
             ])
         })
         .collect::<Result<Vec<_>, ProbeError>>()?;
@@ -103,20 +116,18 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
     let mut tally = Tally::default();
     let mut above: Option<Level> = None;
     for level in (0..placements.levels()).rev() {
-        let current = read_level(tb, &files, &index, &placements, &arrangements, level)?;
+        let [current, dtc] = read_level(tb, &files, &index, &placements, &arrangements, level)?;
         let checked = check_level(
             tb,
             &index,
             &placements,
             &arrangements[0],
-            &current,
+            [&current, &dtc],
             above.as_ref(),
         )?;
         // Levels go from high indices to low ones only roughly: keep the lowest bad index.
         let lower = match (&tally.bad, &checked.bad) {
-            (Some(SliceCheck::Bad { index: old, .. }), Some(SliceCheck::Bad { index, .. })) => {
-                index < old
-            }
+            (Some(old), Some(new)) => bad_index(new) < bad_index(old),
             _ => tally.bad.is_none(),
         };
         if lower {
@@ -132,7 +143,7 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
     }
     let [wins, draws, losses] = tally.counts;
     let counted = [wins, draws, losses, index[0].size() - wins - draws - losses];
-    for (kind, file) in [FileKind::Wdl, FileKind::Dtw].into_iter().zip(&files[0]) {
+    for (kind, file) in FileKind::BUILT.into_iter().zip(&files[0]) {
         let h = file.header();
         let header = [h.wins, h.draws, h.losses, h.unused];
         if header != counted {
@@ -146,28 +157,42 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
     Ok(SliceCheck::Ok)
 }
 
-/// The outcomes (as codes) of every position of `level`, from both slices' files, in one
-/// batch: the placements in key order, each `kings_per_placement` long. A capture
-/// position's file value is a don't-care; it gets the outcome of its captures instead,
-/// found once here rather than once for every move that leads to it.
+/// The index of a bad value.
+fn bad_index(bad: &SliceCheck) -> u64 {
+    match bad {
+        SliceCheck::Bad { index, .. } | SliceCheck::BadDtc { index, .. } => *index,
+        SliceCheck::Ok | SliceCheck::Counts { .. } => u64::MAX,
+    }
+}
+
+/// The outcomes (as codes) and the distances to conversion of every position of `level`,
+/// from both slices' files, in one batch: the placements in key order, each
+/// `kings_per_placement` long. A capture position's file values are don't-cares; it gets
+/// the outcome of its captures instead (found once here rather than once for every move that
+/// leads to it) and a distance to conversion of 1 (0 for a draw).
 fn read_level<R: Rules>(
     tb: &Tablebase,
-    files: &[[Arc<TableFile>; 2]],
+    files: &[[Arc<TableFile>; 3]],
     index: &[SliceIndex<R>],
     placements: &Placements<R>,
     arrangements: &[Option<KingArrangements>],
     level: usize,
-) -> Result<Level, ProbeError> {
+) -> Result<[Level; 2], ProbeError> {
     let members = placements.members(level);
     let kings = placements.kings_per_placement();
     let mut values = vec![0u16; members.len() * kings as usize];
+    let mut dtcs = vec![0u16; values.len()];
     values
         .par_chunks_mut(TASK_POSITIONS)
+        .zip(dtcs.par_chunks_mut(TASK_POSITIONS))
         .enumerate()
-        .try_for_each(|(c, chunk)| {
-            let mut blocks: [[Decoded; 2]; 2] = Default::default();
+        .try_for_each(|(c, (chunk, dtc_chunk))| {
+            let mut blocks: [[Decoded; 3]; 2] = Default::default();
             let mut placed = PlacedMen::default();
-            for (o, value) in (c * TASK_POSITIONS..).zip(chunk.iter_mut()) {
+            for ((o, value), dtc) in (c * TASK_POSITIONS..)
+                .zip(chunk.iter_mut())
+                .zip(dtc_chunk.iter_mut())
+            {
                 let m = members[o / kings as usize];
                 let i = m.id * kings + o as u64 % kings;
                 let s = m.slice as usize;
@@ -177,26 +202,34 @@ fn read_level<R: Rules>(
                     arrangements[s].as_ref(),
                 );
                 if may_capture(&pos) {
-                    *value = tb.resolve(&pos, true)?.code();
+                    let o = tb.resolve(&pos, true)?;
+                    *value = o.code();
+                    *dtc = u16::from(o.wdl != Wdl::Draw);
                     continue;
                 }
-                let [wdl, dtw] = &files[s];
-                let [w_block, d_block] = &mut blocks[s];
+                let [wdl, dtw, dtc_file] = &files[s];
+                let [w_block, d_block, c_block] = &mut blocks[s];
                 let stored = match w_block.value(wdl, i)? as u8 {
                     wdl_code::WIN => Outcome::win(d_block.value(dtw, i)?),
                     wdl_code::LOSS => Outcome::loss(d_block.value(dtw, i)?),
                     _ => Outcome::DRAW,
                 };
                 *value = stored.code();
+                if stored.wdl != Wdl::Draw {
+                    *dtc = c_block.value(dtc_file, i)?;
+                }
             }
             Ok::<_, ProbeError>(())
         })?;
-    let blocks = members
+    let blocks: Vec<_> = members
         .iter()
         .enumerate()
         .map(|(n, m)| (m.key(), 0, n as u32))
         .collect();
-    Ok(placements.level(blocks, vec![values]))
+    Ok([
+        placements.level(blocks.clone(), vec![values]),
+        placements.level(blocks, vec![dtcs]),
+    ])
 }
 
 /// The placement whose positions a task is going through: its men and the squares they
@@ -255,13 +288,14 @@ impl Decoded {
     }
 }
 
-/// Checks the positions of the first slice in `level` and counts their values.
+/// Checks the positions of the first slice in `level` (values and distances to conversion)
+/// and counts their values.
 fn check_level<R: Rules>(
     tb: &Tablebase,
     index: &[SliceIndex<R>],
     placements: &Placements<R>,
     arrangements: &Option<KingArrangements>,
-    level: &Level,
+    [level, dtc]: [&Level; 2],
     above: Option<&Level>,
 ) -> Result<Tally, ProbeError> {
     let kings = level.kings;
@@ -276,8 +310,11 @@ fn check_level<R: Rules>(
     (0..positions.div_ceil(TASK_POSITIONS))
         .into_par_iter()
         .map_init(
-            || (MoveList::new(), Above::new([Some(level), above])),
-            |(list, read), c| {
+            || {
+                let read = Above::new([Some(level), above]);
+                (MoveList::new(), read, Above::new([Some(dtc)]))
+            },
+            |(list, read, read_dtc), c| {
                 let mut tally = Tally::default();
                 let mut placed = PlacedMen::default();
                 for o in c * TASK_POSITIONS..((c + 1) * TASK_POSITIONS).min(positions) {
@@ -292,13 +329,16 @@ fn check_level<R: Rules>(
                         continue;
                     }
                     let mut expected: Option<Outcome> = None;
+                    // Each move's outcome and distance to conversion.
+                    let mut after_moves: Vec<(Outcome, u16)> = Vec::with_capacity(moves.len());
                     for mv in moves {
                         let next = pos.play(mv);
+                        let frame = MoverFrame::of(&next);
                         // A quiet move stays in the pair: its level holds the outcome, the
                         // captures' one if it leads to a capture.
                         let after = match mv.is_promotion() {
                             false => read
-                                .value(&index[twin as usize], twin, &MoverFrame::of(&next))
+                                .value(&index[twin as usize], twin, &frame)
                                 .and_then(Outcome::from_code),
                             true => None,
                         };
@@ -307,6 +347,14 @@ fn check_level<R: Rules>(
                             None => tb.resolve(&next, true)?,
                         }
                         .before_move();
+                        // A king's move keeps the placement (this level); any other converts.
+                        let conversion = match pos.kings().contains(mv.from()) {
+                            true => read_dtc
+                                .value(&index[twin as usize], twin, &frame)
+                                .map_or(1, |d| d + 1),
+                            false => 1,
+                        };
+                        after_moves.push((o, conversion));
                         expected = Some(expected.map_or(o, |e| e.max(o)));
                     }
                     let expected = expected.unwrap_or(Outcome::loss(0));
@@ -314,6 +362,24 @@ fn check_level<R: Rules>(
                         .value(0, i)
                         .and_then(Outcome::from_code)
                         .unwrap_or(Outcome::DRAW);
+                    let keeping = after_moves.iter().filter(|(o, _)| o.wdl == stored.wdl);
+                    let expected_dtc = match stored.wdl {
+                        Wdl::Win => keeping.map(|m| m.1).min(),
+                        _ => keeping.map(|m| m.1).max(),
+                    }
+                    .unwrap_or(0);
+                    let stored_dtc = dtc.value(0, i).unwrap_or(0);
+                    if stored == expected
+                        && stored.wdl != Wdl::Draw
+                        && stored_dtc != expected_dtc
+                        && tally.bad.is_none()
+                    {
+                        tally.bad = Some(SliceCheck::BadDtc {
+                            index: i,
+                            stored: stored_dtc,
+                            expected: expected_dtc,
+                        });
+                    }
                     tally.counts[match stored.wdl {
                         Wdl::Win => 0,
                         Wdl::Draw => 1,

@@ -2,7 +2,8 @@
 //! table files), so the HTTP layer runs it on the probe workers.
 //!
 //! Shapes (every field always present unless said otherwise):
-//! - position: `{"variant", "fen", "category", "dtw", "moves": [move...]}`, moves best first;
+//! - position: `{"variant", "fen", "category", "dtw", "dtc", "moves": [move...]}`, moves best
+//!   first;
 //! - move: `{"move", "category", "dtw", "capture", "crowns", "fen_after", "path"}`, with the
 //!   category and distance for the side that plays it, counted from before the move (as
 //!   `damka probe` prints them);
@@ -12,10 +13,11 @@
 //!   [{"name", "file", "rank", "number"}], "pieces": [{"square", "color", "king"}]}`;
 //! - status: `{"version", "variants": [{"variant", "pieces", "max_pieces", "slices"}]}`.
 //!
-//! `category` is `win`, `draw` or `loss` and `dtw` the plies to the end (null for a draw).
-//! The tables hold no move-count draw rules yet; when they do, `category` gains the rule
-//! categories and objects gain a `dtc` field, so clients should accept category names they do
-//! not know and ignore fields they do not know.
+//! `category` is `win`, `draw` or `loss`, `dtw` the plies to the end and `dtc` the plies to
+//! the next conversion (a capture or a man's move, as `damka probe` prints it); both null for
+//! a draw, `dtc` also for tables built without `.dtc` files. The tables hold no move-count
+//! draw rules yet; when they do, `category` gains the rule categories, so clients should
+//! accept category names they do not know and ignore fields they do not know.
 
 use std::path::Path;
 
@@ -134,6 +136,7 @@ pub struct Probe {
     fen: String,
     category: Category,
     dtw: Option<u16>,
+    dtc: Option<u16>,
     moves: Vec<MoveAnswer>,
 }
 
@@ -207,6 +210,10 @@ fn probe_in<R: Rules>(tb: &Tablebase, fen: Option<&str>) -> Result<Probe, ApiErr
     let outcome = tb
         .probe_dtw(&pos)
         .map_err(|e| ApiError::from_probe(R::VARIANT, e))?;
+    let dtc = match tb.probe_dtc(&pos) {
+        Err(ProbeError::Table(TableError::Missing(_))) => None,
+        found => found.map_err(|e| ApiError::from_probe(R::VARIANT, e))?,
+    };
     let (rated, legal) = rated(tb, &pos)?;
     let moves = rated
         .iter()
@@ -218,6 +225,7 @@ fn probe_in<R: Rules>(tb: &Tablebase, fen: Option<&str>) -> Result<Probe, ApiErr
         fen: write_fen(&pos),
         category: outcome.wdl.into(),
         dtw: distance(outcome),
+        dtc,
         moves,
     })
 }

@@ -30,14 +30,23 @@ const PACK_LEVEL: i32 = 1;
 /// Positions encoded at a time: a whole number of blocks of both kinds.
 const CHUNK: usize = 64 * WDL_BLOCK as usize;
 
-/// Finished levels, packed (zstd) one stream per level and slice in a temporary file that
-/// is removed when this is dropped.
+/// What a packed stream holds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Stream {
+    /// The solved values (outcome codes).
+    Values = 0,
+    /// The distances to conversion.
+    Dtc = 1,
+}
+
+/// Finished levels, packed (zstd) one stream per level, slice and [`Stream`] in a temporary
+/// file that is removed when this is dropped.
 pub(super) struct Packed {
     path: PathBuf,
     file: File,
     end: u64,
-    /// Per level, per slice: the stream's range in the file.
-    streams: Vec<[(u64, u64); 2]>,
+    /// Per level, per stream, per slice: the stream's range in the file.
+    streams: Vec<[[(u64, u64); 2]; 2]>,
 }
 
 impl Packed {
@@ -54,12 +63,18 @@ impl Packed {
             path,
             file,
             end: 0,
-            streams: vec![[(0, 0); 2]; levels],
+            streams: vec![[[(0, 0); 2]; 2]; levels],
         })
     }
 
-    /// Packs the values of `level` (number `n`).
-    pub fn add(&mut self, n: usize, level: &Level, slices: usize) -> Result<(), GenerateError> {
+    /// Packs the values of `level` (number `n`) as stream `stream`.
+    pub fn add(
+        &mut self,
+        n: usize,
+        stream: Stream,
+        level: &Level,
+        slices: usize,
+    ) -> Result<(), GenerateError> {
         let io = |e| GenerateError::Io(self.path.clone(), e);
         for slice in 0..slices {
             let start = self.end;
@@ -87,45 +102,44 @@ impl Packed {
                 .into_inner()
                 .map_err(|e| io(e.into_error()))?;
             self.end = written.at;
-            self.streams[n][slice] = (start, self.end);
+            self.streams[n][stream as usize][slice] = (start, self.end);
         }
         Ok(())
     }
 
-    /// Reads back the values of slice `slice` in index order, and writes its two files
-    /// (`wdl` and `dtw` paths), with `counts` of its stored values.
+    /// Reads back the values of slice `slice` in index order, and writes its three files
+    /// (`wdl`, `dtw` and `dtc` paths), with `counts` of its stored values.
     pub fn write_slice<R: Rules>(
         &self,
         placements: &Placements<R>,
         slice: usize,
         header: Header,
         counts: Counts,
-        paths: [&Path; 2],
+        paths: [&Path; 3],
         mut progress: impl FnMut(u64),
-    ) -> Result<[u64; 2], GenerateError> {
+    ) -> Result<[u64; 3], GenerateError> {
         let io = |e| GenerateError::Io(self.path.clone(), e);
-        let mut readers = self
-            .streams
-            .iter()
-            .map(|s| {
-                let (start, end) = s[slice];
-                zstd::stream::read::Decoder::new(Segment {
-                    file: &self.file,
-                    at: start,
-                    end,
+        let readers = |stream: Stream| {
+            self.streams
+                .iter()
+                .map(|s| {
+                    let (start, end) = s[stream as usize][slice];
+                    zstd::stream::read::Decoder::new(Segment {
+                        file: &self.file,
+                        at: start,
+                        end,
+                    })
                 })
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(io)?;
-        let dtw_bits = if counts.max_dtw <= u8::MAX as u16 {
-            8
-        } else {
-            16
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(io)
         };
-        let header = |kind, value_bits, block_positions| Header {
+        let mut readers = [readers(Stream::Values)?, readers(Stream::Dtc)?];
+        let bits = |longest: u16| if longest <= u8::MAX as u16 { 8 } else { 16 };
+        let (dtw_bits, dtc_bits) = (bits(counts.max_dtw), bits(counts.max_dtc));
+        let header = |kind, value_bits, block_positions, longest| Header {
             kind,
             value_bits,
-            max_dtw: counts.max_dtw,
+            max_dtw: longest,
             block_positions,
             wins: counts.wins,
             draws: counts.draws,
@@ -133,41 +147,70 @@ impl Packed {
             unused: header.positions - counts.wins - counts.draws - counts.losses,
             ..header.clone()
         };
-        let mut wdl = BlockFile::create(paths[0], header(FileKind::Wdl, 2, WDL_BLOCK))?;
-        let mut dtw = BlockFile::create(paths[1], header(FileKind::Dtw, dtw_bits, DTW_BLOCK))?;
+        let mut files = Files {
+            wdl: BlockFile::create(
+                paths[0],
+                header(FileKind::Wdl, 2, WDL_BLOCK, counts.max_dtw),
+            )?,
+            dtw: BlockFile::create(
+                paths[1],
+                header(FileKind::Dtw, dtw_bits, DTW_BLOCK, counts.max_dtw),
+            )?,
+            dtc: BlockFile::create(
+                paths[2],
+                header(FileKind::Dtc, dtc_bits, DTW_BLOCK, counts.max_dtc),
+            )?,
+            dtw_bits,
+            dtc_bits,
+        };
         let k = placements.kings_per_placement() as usize;
-        let mut chunk: Vec<u16> = Vec::with_capacity(CHUNK);
+        let mut chunks: [Vec<u16>; 2] = [Vec::with_capacity(CHUNK), Vec::with_capacity(CHUNK)];
         let mut bytes = vec![0u8; 2 * k.min(CHUNK)];
         for id in 0..placements.count(slice) {
             let level = placements.level_of(slice, id);
             let mut left = k;
             while left > 0 {
-                let n = left.min(CHUNK - chunk.len());
-                match level {
-                    None => chunk.extend(std::iter::repeat_n(NO_POSITION, n)),
-                    Some(l) => {
-                        let raw = &mut bytes[..2 * n];
-                        readers[l].read_exact(raw).map_err(io)?;
-                        chunk.extend(
-                            raw.chunks_exact(2)
-                                .map(|b| u16::from_le_bytes([b[0], b[1]])),
-                        );
+                let n = left.min(CHUNK - chunks[0].len());
+                for (chunk, readers) in chunks.iter_mut().zip(readers.iter_mut()) {
+                    match level {
+                        None => chunk.extend(std::iter::repeat_n(NO_POSITION, n)),
+                        Some(l) => {
+                            let raw = &mut bytes[..2 * n];
+                            readers[l].read_exact(raw).map_err(io)?;
+                            chunk.extend(
+                                raw.chunks_exact(2)
+                                    .map(|b| u16::from_le_bytes([b[0], b[1]])),
+                            );
+                        }
                     }
                 }
                 left -= n;
-                if chunk.len() == CHUNK {
-                    encode(&chunk, &mut wdl, &mut dtw, dtw_bits)?;
+                if chunks[0].len() == CHUNK {
+                    files.encode(&chunks)?;
                     progress(CHUNK as u64);
-                    chunk.clear();
+                    chunks.iter_mut().for_each(Vec::clear);
                 }
             }
         }
-        if !chunk.is_empty() {
-            encode(&chunk, &mut wdl, &mut dtw, dtw_bits)?;
-            progress(chunk.len() as u64);
+        if !chunks[0].is_empty() {
+            files.encode(&chunks)?;
+            progress(chunks[0].len() as u64);
         }
-        Ok([wdl.finish()?, dtw.finish()?])
+        Ok([
+            files.wdl.finish()?,
+            files.dtw.finish()?,
+            files.dtc.finish()?,
+        ])
     }
+}
+
+/// The three files of a slice being written.
+struct Files {
+    wdl: BlockFile,
+    dtw: BlockFile,
+    dtc: BlockFile,
+    dtw_bits: u8,
+    dtc_bits: u8,
 }
 
 impl Drop for Packed {
@@ -213,42 +256,53 @@ fn stored(v: u16) -> Option<Outcome> {
     }
 }
 
-/// Encodes a chunk of values (a whole number of blocks, or the last ones) into both files.
-fn encode(
-    chunk: &[u16],
-    wdl: &mut BlockFile,
-    dtw: &mut BlockFile,
-    dtw_bits: u8,
-) -> Result<(), GenerateError> {
-    let wdl_of = |v: u16| -> Option<u16> {
-        stored(v).map(|o| match o.wdl {
-            Wdl::Win => wdl_code::WIN as u16,
-            Wdl::Draw => wdl_code::DRAW as u16,
-            Wdl::Loss => wdl_code::LOSS as u16,
-        })
-    };
-    // Draws have no distance.
-    let dtw_of = |v: u16| stored(v).filter(|o| o.wdl != Wdl::Draw).map(|o| o.dtw);
-    let wdl_blocks: Vec<Vec<u8>> = chunk
-        .par_chunks(WDL_BLOCK as usize)
-        .map(|b| compress(&pack(&fill_runs(b, wdl_of), 2), WDL_LEVEL))
-        .collect();
-    let dtw_blocks: Vec<Vec<u8>> = chunk
-        .par_chunks(DTW_BLOCK as usize)
-        .map(|b| compress(&pack(&fill_runs(b, dtw_of), dtw_bits), DTW_LEVEL))
-        .collect();
-    for b in &wdl_blocks {
-        wdl.push(b)?;
+impl Files {
+    /// Encodes a chunk of values and of distances to conversion (a whole number of blocks,
+    /// or the last ones) into the three files.
+    fn encode(&mut self, [values, dtc]: &[Vec<u16>; 2]) -> Result<(), GenerateError> {
+        let wdl_of = |v: u16| -> Option<u16> {
+            stored(v).map(|o| match o.wdl {
+                Wdl::Win => wdl_code::WIN as u16,
+                Wdl::Draw => wdl_code::DRAW as u16,
+                Wdl::Loss => wdl_code::LOSS as u16,
+            })
+        };
+        // Draws have no distance.
+        let decided = |v: u16| stored(v).filter(|o| o.wdl != Wdl::Draw);
+        let dtw_of = |v: u16| decided(v).map(|o| o.dtw);
+        let wdl_blocks: Vec<Vec<u8>> = values
+            .par_chunks(WDL_BLOCK as usize)
+            .map(|b| compress(&pack(&fill_runs(b, wdl_of), 2), WDL_LEVEL))
+            .collect();
+        let dtw_blocks: Vec<Vec<u8>> = values
+            .par_chunks(DTW_BLOCK as usize)
+            .map(|b| compress(&pack(&fill_runs(b, dtw_of), self.dtw_bits), DTW_LEVEL))
+            .collect();
+        let dtc_blocks: Vec<Vec<u8>> = values
+            .par_chunks(DTW_BLOCK as usize)
+            .zip(dtc.par_chunks(DTW_BLOCK as usize))
+            .map(|(v, d)| {
+                let pairs: Vec<(u16, u16)> = v.iter().copied().zip(d.iter().copied()).collect();
+                let raw = fill_runs(&pairs, |(v, d)| decided(v).map(|_| d));
+                compress(&pack(&raw, self.dtc_bits), DTW_LEVEL)
+            })
+            .collect();
+        for b in &wdl_blocks {
+            self.wdl.push(b)?;
+        }
+        for b in &dtw_blocks {
+            self.dtw.push(b)?;
+        }
+        for b in &dtc_blocks {
+            self.dtc.push(b)?;
+        }
+        Ok(())
     }
-    for b in &dtw_blocks {
-        dtw.push(b)?;
-    }
-    Ok(())
 }
 
 /// The values of a block, where `f` says `None` (a value nobody reads) repeating the last
 /// one said: long runs compress best.
-fn fill_runs(block: &[u16], f: impl Fn(u16) -> Option<u16>) -> Vec<u16> {
+fn fill_runs<T: Copy>(block: &[T], f: impl Fn(T) -> Option<u16>) -> Vec<u16> {
     let mut last = block.iter().find_map(|&v| f(v)).unwrap_or(0);
     block
         .iter()

@@ -15,6 +15,9 @@
 //!    the position a win in `e` if nothing faster is found first. What is never resolved is a
 //!    draw.
 //!
+//! 3. Then the distance to conversion of its won and lost positions ([`conversions`]): the
+//!    same walk back, through king moves only, from the positions whose next move converts.
+//!
 //! Each value depends only on the unit and the levels and slices it reads, so the tables are
 //! the same whatever the number of threads.
 
@@ -78,16 +81,21 @@ pub(super) struct Counts {
     pub draws: u64,
     pub losses: u64,
     pub max_dtw: u16,
+    /// The longest distance to conversion.
+    pub max_dtc: u16,
 }
 
 impl Counts {
-    fn add(&mut self, o: Outcome) {
+    fn add(&mut self, o: Outcome, dtc: u16) {
         match o.wdl {
             Wdl::Win => self.wins += 1,
             Wdl::Draw => self.draws += 1,
             Wdl::Loss => self.losses += 1,
         }
         self.max_dtw = self.max_dtw.max(o.dtw);
+        if o.wdl != Wdl::Draw {
+            self.max_dtc = self.max_dtc.max(dtc);
+        }
     }
 
     pub fn merge(mut self, o: Counts) -> Counts {
@@ -95,17 +103,62 @@ impl Counts {
         self.draws += o.draws;
         self.losses += o.losses;
         self.max_dtw = self.max_dtw.max(o.max_dtw);
+        self.max_dtc = self.max_dtc.max(o.max_dtc);
         self
     }
 }
 
-/// Solves `level` given the level above it (solved), and returns it with the counts of its
-/// stored values per slice.
+/// A solved level: the values (outcome codes) and, in the same layout, the distances to
+/// conversion of its won and lost positions, each batch compressed as it was solved (they
+/// are not read while the level below is solved, and compress well).
+pub(super) struct Solved {
+    pub values: Level,
+    pub dtc: PackedBatches,
+    pub counts: [Counts; 2],
+}
+
+/// Batches of a level's values, each compressed, with the level's blocks.
+pub(super) struct PackedBatches {
+    blocks: Vec<(u64, u32, u32)>,
+    batches: Vec<(usize, Vec<u8>)>,
+}
+
+/// zstd level of a batch's distances to conversion while its level is solved.
+const BATCH_LEVEL: i32 = 1;
+
+impl PackedBatches {
+    /// The values compressed, as one batch.
+    fn pack(values: &[u16]) -> (usize, Vec<u8>) {
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let packed = zstd::bulk::compress(&bytes, BATCH_LEVEL).expect("zstd compresses in memory");
+        (values.len(), packed)
+    }
+
+    /// The level they make, decompressed.
+    pub fn level<R: Rules>(self, placements: &Placements<R>) -> Level {
+        let batches = self
+            .batches
+            .into_iter()
+            .map(|(n, packed)| {
+                let bytes = zstd::bulk::decompress(&packed, 2 * n)
+                    .expect("a batch decompresses to what was compressed");
+                bytes
+                    .chunks_exact(2)
+                    .map(|b| u16::from_le_bytes([b[0], b[1]]))
+                    .collect()
+            })
+            .collect();
+        placements.level(self.blocks, batches)
+    }
+}
+
+/// Solves `level` given the level above it (solved): its values, distances to conversion
+/// and the counts of its stored values per slice.
 pub(super) fn solve_level<R: Rules>(
     job: &Job<'_, R>,
     level: usize,
     above: Option<&Level>,
-) -> Result<(Level, [Counts; 2]), GenerateError> {
+) -> Result<Solved, GenerateError> {
     let members = job.placements.members(level);
     let k = job.kings();
     // Without kings (and, in Turkish, sideways steps) no quiet move stays in a placement:
@@ -134,20 +187,20 @@ pub(super) fn solve_level<R: Rules>(
     let solved = batches
         .par_iter()
         .map_init(Scratch::default, |scratch, batch| {
-            let mut values = Vec::new();
-            let mut counts = [Counts::default(); 2];
+            let mut out = Out::default();
             let mut above = Above::new([above]);
             if closed {
                 for &m in &members[batch.clone()] {
-                    solve_closed(job, m, &mut above, scratch, &mut values, &mut counts)?;
+                    solve_closed(job, m, &mut above, scratch, &mut out)?;
                 }
             } else {
                 for unit in &units[batch.clone()] {
                     let unit: Vec<Member> = unit.iter().map(|&i| members[i as usize]).collect();
-                    solve_unit(job, &unit, &mut above, scratch, &mut values, &mut counts)?;
+                    solve_unit(job, &unit, &mut above, scratch, &mut out)?;
                 }
             }
-            Ok((values, counts))
+            let dtc = PackedBatches::pack(&out.dtc);
+            Ok((out.values, dtc, out.counts))
         })
         .collect::<Result<Vec<_>, GenerateError>>()?;
     let mut blocks = Vec::with_capacity(members.len());
@@ -165,11 +218,28 @@ pub(super) fn solve_level<R: Rules>(
     blocks.sort_unstable_by_key(|b| b.0);
     let mut counts = [Counts::default(); 2];
     let mut values = Vec::with_capacity(solved.len());
-    for (v, c) in solved {
+    let mut dtc = Vec::with_capacity(solved.len());
+    for (v, d, c) in solved {
         values.push(v);
+        dtc.push(d);
         counts = [counts[0].merge(c[0]), counts[1].merge(c[1])];
     }
-    Ok((job.placements.level(blocks, values), counts))
+    Ok(Solved {
+        values: job.placements.level(blocks.clone(), values),
+        dtc: PackedBatches {
+            blocks,
+            batches: dtc,
+        },
+        counts,
+    })
+}
+
+/// What a batch of units gives: values and distances to conversion in unit order, counts.
+#[derive(Default)]
+struct Out {
+    values: Vec<u16>,
+    dtc: Vec<u16>,
+    counts: [Counts; 2],
 }
 
 /// Buffers a thread reuses from unit to unit.
@@ -193,6 +263,8 @@ struct Scratch {
     /// Per [`SPAN`] positions of the unit, the least distance resolved there and not yet
     /// walked back ([`NOTHING_PENDING`] for none).
     summary: Vec<u16>,
+    /// The positions whose distance to conversion is the current one, then the next.
+    converting: [Vec<u32>; 2],
 }
 
 /// Positions a [`Scratch::summary`] entry covers.
@@ -236,8 +308,24 @@ impl Unit<'_> {
 enum Class {
     /// The value is known: no move, a capture, or no move in the unit.
     Final { outcome: Outcome, capture: bool },
-    /// Moves in the unit, and the best exit if any.
-    Open { moves: u16, exit: Option<Outcome> },
+    /// Moves in the unit (`king_moves` of them by kings), and the best exit if any.
+    Open {
+        moves: u16,
+        king_moves: u16,
+        exit: Option<Outcome>,
+    },
+}
+
+/// Distance to conversion of a position before [`conversions`]: not yet known, with its
+/// count of king moves (bits [`COUNT`]).
+const DTC_OPEN: u16 = 0x8000;
+/// The position has an exit that wins (with [`DTC_OPEN`]).
+const DTC_EXIT_WIN: u16 = 0x4000;
+
+/// The distance to conversion a final position starts with: 0 without a move, else 1 (its
+/// move converts: a capture, a man's move, or a king's move that ends the game).
+fn final_dtc(outcome: Outcome) -> u16 {
+    u16::from(outcome != Outcome::loss(0))
 }
 
 /// Appends the solved value of placement `m`, a position without kings whose every quiet
@@ -247,8 +335,7 @@ fn solve_closed<R: Rules>(
     m: Member,
     above: &mut Above<'_, 1>,
     scratch: &mut Scratch,
-    values: &mut Vec<u16>,
-    counts: &mut [Counts; 2],
+    out: &mut Out,
 ) -> Result<(), GenerateError> {
     let (mover, other) = job.placements.men(m);
     let frame = MoverFrame {
@@ -260,10 +347,12 @@ fn solve_closed<R: Rules>(
     let value = match classify(job, m.slice, &pos, above, &mut scratch.moves)? {
         Class::Final { outcome, capture } => {
             let code = code_of(outcome)?;
+            let dtc = final_dtc(outcome);
+            out.dtc.push(dtc);
             if capture {
                 CAPTURE | code
             } else {
-                counts[m.slice as usize].add(outcome);
+                out.counts[m.slice as usize].add(outcome, dtc);
                 code
             }
         }
@@ -273,24 +362,27 @@ fn solve_closed<R: Rules>(
             ));
         }
     };
-    values.push(value);
+    out.values.push(value);
     Ok(())
 }
 
-/// Appends the solved values of `unit` (its blocks in order) to `values`.
+/// Appends the solved values of `unit` (its blocks in order) and their distances to
+/// conversion to `out`.
 fn solve_unit<R: Rules>(
     job: &Job<'_, R>,
     unit: &[Member],
     above: &mut Above<'_, 1>,
     scratch: &mut Scratch,
-    values: &mut Vec<u16>,
-    counts: &mut [Counts; 2],
+    out: &mut Out,
 ) -> Result<(), GenerateError> {
     let k = job.kings();
-    let base = values.len();
+    let base = out.values.len();
     let n = unit.len() * k as usize;
-    values.resize(base + n, 0);
-    let state = &mut values[base..];
+    out.values.resize(base + n, 0);
+    out.dtc.resize(base + n, 0);
+    let state = &mut out.values[base..];
+    let dtc = &mut out.dtc[base..];
+    let counts = &mut out.counts;
     let Scratch {
         moves,
         seeds,
@@ -301,6 +393,7 @@ fn solve_unit<R: Rules>(
         preds,
         due,
         summary,
+        converting,
     } = scratch;
     men.clear();
     men.extend(unit.iter().map(|&m| job.placements.men(m)));
@@ -346,14 +439,15 @@ fn solve_unit<R: Rules>(
     seeds.clear();
     let mut most = if parts == 1 {
         let mut pending = Pending::new(summary, 0);
-        classify_part(job, &unit, state, &mut pending, above, moves, seeds)?;
+        classify_part(job, &unit, state, dtc, &mut pending, above, moves, seeds)?;
         pending.most
     } else {
         let classified = state
             .par_chunks_mut(part_len)
+            .zip(dtc.par_chunks_mut(part_len))
             .zip(summary.par_chunks_mut(part_len / SPAN))
             .enumerate()
-            .map(|(p, (state, summary))| {
+            .map(|(p, ((state, dtc), summary))| {
                 let mut pending = Pending::new(summary, p * part_len);
                 let (mut above, mut list, mut seeds) =
                     (Above::new([above.level()]), MoveList::new(), Vec::new());
@@ -361,6 +455,7 @@ fn solve_unit<R: Rules>(
                     job,
                     &unit,
                     state,
+                    dtc,
                     &mut pending,
                     &mut above,
                     &mut list,
@@ -463,14 +558,112 @@ fn solve_unit<R: Rules>(
             .checked_add(1)
             .ok_or_else(|| GenerateError::Limit("distances past 65535 plies".into()))?;
     }
-    for (i, cell) in state.iter_mut().enumerate() {
+    for cell in state.iter_mut() {
         if *cell & OPEN != 0 {
             *cell = Outcome::DRAW.code();
         }
-        if *cell & CAPTURE == 0 {
-            let o = Outcome::from_code(*cell & CODE).unwrap_or(Outcome::DRAW);
-            counts[unit.members[i / k as usize].slice as usize].add(o);
+    }
+    conversions(job, &unit, keys, state, dtc, converting)?;
+    for (i, (&cell, &d)) in state.iter().zip(dtc.iter()).enumerate() {
+        if cell & CAPTURE == 0 {
+            let o = Outcome::from_code(cell & CODE).unwrap_or(Outcome::DRAW);
+            counts[unit.members[i / k as usize].slice as usize].add(o, d);
         }
+    }
+    Ok(())
+}
+
+/// The outcome of a solved position of a unit (a capture position's too).
+#[inline(always)]
+fn solved_outcome(v: u16) -> Outcome {
+    Outcome::from_code(v & CODE).unwrap_or(Outcome::DRAW)
+}
+
+/// Fills `dtc` (as [`classify_part`] left it) with the distance to conversion of every won
+/// and lost position of the unit, `state` being solved: the plies until the next capture or
+/// man move (or the end of the game), the winner hastening to one that keeps the win and
+/// the loser delaying it. A position whose every move converts is at 1 (0 without a move);
+/// the others are reached walking back king moves, ply by ply, as in the solve: a
+/// predecessor of a lost position is a win one ply further, one of a won position is lost
+/// one ply further when the last of its king moves is known. Draws are left at 0.
+fn conversions<R: Rules>(
+    job: &Job<'_, R>,
+    unit: &Unit<'_>,
+    keys: &[u64],
+    state: &[u16],
+    dtc: &mut [u16],
+    converting: &mut [Vec<u32>; 2],
+) -> Result<(), GenerateError> {
+    let [now, next] = converting;
+    now.clear();
+    next.clear();
+    for (&v, d) in state.iter().zip(dtc.iter_mut()) {
+        let o = solved_outcome(v);
+        if o.wdl == Wdl::Draw {
+            *d = 0;
+        } else if *d & DTC_OPEN != 0
+            && (*d & COUNT == 0 || (o.wdl == Wdl::Win && *d & DTC_EXIT_WIN != 0))
+        {
+            *d = 1;
+        }
+    }
+    // Turkish men step sideways in the unit: a step to a lost position converts and wins.
+    if R::Board::SIDEWAYS != 0 {
+        for (i, &v) in state.iter().enumerate() {
+            if solved_outcome(v).wdl != Wdl::Loss {
+                continue;
+            }
+            predecessors_in_unit(job, unit, keys, i, |at, men_moved| {
+                if men_moved && dtc[at] & DTC_OPEN != 0 && solved_outcome(state[at]).wdl == Wdl::Win
+                {
+                    dtc[at] = 1;
+                }
+            });
+        }
+    }
+    for (i, (&d, &v)) in dtc.iter().zip(state).enumerate() {
+        if d <= 1 && solved_outcome(v).wdl != Wdl::Draw {
+            [&mut *now, &mut *next][d as usize].push(i as u32);
+        }
+    }
+    let mut ply = 0u16;
+    loop {
+        for &c in now.iter() {
+            let lost = solved_outcome(state[c as usize]).wdl == Wdl::Loss;
+            predecessors_in_unit(job, unit, keys, c as usize, |at, men_moved| {
+                let d = &mut dtc[at];
+                if men_moved || *d & DTC_OPEN == 0 {
+                    return;
+                }
+                let pred = solved_outcome(state[at]).wdl;
+                if lost && pred == Wdl::Win {
+                    *d = ply + 1;
+                    next.push(at as u32);
+                } else if !lost && pred == Wdl::Loss {
+                    let left = (*d & COUNT) - 1;
+                    if left == 0 {
+                        *d = ply + 1;
+                        next.push(at as u32);
+                    } else {
+                        *d = DTC_OPEN | left;
+                    }
+                }
+            });
+        }
+        if next.is_empty() {
+            break;
+        }
+        std::mem::swap(now, next);
+        next.clear();
+        ply = ply
+            .checked_add(1)
+            .filter(|&p| p < DTC_OPEN)
+            .ok_or_else(|| GenerateError::Limit("distances to conversion past 32767".into()))?;
+    }
+    if let Some(i) = dtc.iter().position(|&d| d & DTC_OPEN != 0) {
+        return Err(GenerateError::Limit(format!(
+            "position {i} of a unit is decided but has no distance to conversion"
+        )));
     }
     Ok(())
 }
@@ -503,19 +696,21 @@ impl<'a> Pending<'a> {
     }
 }
 
-/// Classifies the positions of a part of a unit, `state` from position `pending.offset` on.
+/// Classifies the positions of a part of a unit, `state` (and `dtc`, for [`conversions`])
+/// from position `pending.offset` on.
 #[allow(clippy::too_many_arguments)]
 fn classify_part<R: Rules>(
     job: &Job<'_, R>,
     unit: &Unit<'_>,
     state: &mut [u16],
+    dtc: &mut [u16],
     pending: &mut Pending<'_>,
     above: &mut Above<'_, 1>,
     moves: &mut MoveList,
     seeds: &mut Vec<(u16, usize)>,
 ) -> Result<(), GenerateError> {
     let k = job.kings() as usize;
-    for (i, cell) in (pending.offset..).zip(state.iter_mut()) {
+    for ((i, cell), d) in (pending.offset..).zip(state.iter_mut()).zip(dtc.iter_mut()) {
         let m = unit.members[i / k];
         let pos = unit.frame(job, i).position::<R>();
         *cell = match classify(job, m.slice, &pos, above, moves)? {
@@ -524,14 +719,21 @@ fn classify_part<R: Rules>(
                 if outcome.wdl != Wdl::Draw {
                     pending.add(i, outcome.dtw);
                 }
+                *d = final_dtc(outcome);
                 if capture { CAPTURE | code } else { code }
             }
-            Class::Open { moves, exit } => {
+            Class::Open {
+                moves,
+                king_moves,
+                exit,
+            } => {
                 if moves > COUNT {
                     return Err(GenerateError::Limit(format!(
                         "{moves} quiet moves from one position (at most {COUNT})"
                     )));
                 }
+                let exit_win = exit.is_some_and(|e| e.wdl == Wdl::Win);
+                *d = DTC_OPEN | if exit_win { DTC_EXIT_WIN } else { 0 } | king_moves;
                 match exit {
                     None => OPEN | moves,
                     Some(e) if e.wdl == Wdl::Loss => OPEN | EXIT_LOSS | moves,
@@ -576,7 +778,7 @@ fn gather<R: Rules>(
             let i = start + found.trailing_zeros() as usize;
             found &= found - 1;
             let lost = state[i] & CODE == loss;
-            predecessors_in_unit(job, unit, keys, i, |at| {
+            predecessors_in_unit(job, unit, keys, i, |at, _| {
                 buckets[at / part_len].push((at, lost))
             });
         }
@@ -666,14 +868,16 @@ fn classify<R: Rules>(
         });
     }
     let kings = pos.kings();
-    let mut inside = 0u16;
+    let (mut inside, mut king_moves) = (0u16, 0u16);
     let mut exit: Option<Outcome> = None;
     for mv in moves {
         let o = if mv.is_promotion() {
             job.tb.resolve(&pos.play(mv), true)?.before_move()
-        } else if kings.contains(mv.from())
-            || R::Board::col_row(mv.from()).1 == R::Board::col_row(mv.to()).1
-        {
+        } else if kings.contains(mv.from()) {
+            inside += 1;
+            king_moves += 1;
+            continue;
+        } else if R::Board::col_row(mv.from()).1 == R::Board::col_row(mv.to()).1 {
             inside += 1;
             continue;
         } else {
@@ -698,18 +902,20 @@ fn classify<R: Rules>(
     } else {
         Class::Open {
             moves: inside,
+            king_moves,
             exit,
         }
     })
 }
 
-/// Calls `f` with every position of the unit from which a quiet move leads to position `i`.
+/// Calls `f` with every position of the unit from which a quiet move leads to position `i`,
+/// and whether that move is a man's (a Turkish sideways step).
 fn predecessors_in_unit<R: Rules>(
     job: &Job<'_, R>,
     unit: &Unit<'_>,
     keys: &[u64],
     i: usize,
-    mut f: impl FnMut(usize),
+    mut f: impl FnMut(usize, bool),
 ) {
     let k = job.kings();
     let m = unit.members[i / k as usize];
@@ -733,7 +939,7 @@ fn predecessors_in_unit<R: Rules>(
         } else {
             twin_block * k as usize + job.index[twin as usize].kings_rank(&q) as usize
         };
-        f(at);
+        f(at, men_moved);
     });
 }
 
