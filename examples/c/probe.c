@@ -51,6 +51,17 @@ int main(int argc, char **argv) {
         damka_close(tb);
         return 1;
     }
+    /* Plies to the next capture or man's move, the winner hastening to one that keeps the
+       win (a draw has none either). */
+    int dtc;
+    status = damka_probe_dtc(tb, variant, fen, &dtc);
+    if (status == DAMKA_OK) {
+        printf("dtc %d\n", dtc);
+    } else if (status != DAMKA_DRAW) {
+        fprintf(stderr, "damka_probe_dtc: %s\n", damka_last_error());
+        damka_close(tb);
+        return 1;
+    }
 
     /* Every legal move with its result for the side playing it, best first. */
     damka_move_list *moves;

@@ -3,7 +3,7 @@
 //! block by block, so that no slice is ever held whole in memory.
 
 use std::fs::{self, File};
-use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -27,6 +27,8 @@ const WDL_LEVEL: i32 = 12;
 const DTW_LEVEL: i32 = 6;
 /// zstd level of the packed levels (written once, read once).
 const PACK_LEVEL: i32 = 1;
+/// Bytes of decoded values read ahead from each packed stream.
+const READ_BUFFER: usize = 1 << 16;
 /// Positions encoded at a time: a whole number of blocks of both kinds.
 const CHUNK: usize = 64 * WDL_BLOCK as usize;
 
@@ -124,11 +126,13 @@ impl Packed {
                 .iter()
                 .map(|s| {
                     let (start, end) = s[stream as usize][slice];
+                    // Read a placement at a time (a few bytes, without kings): buffered.
                     zstd::stream::read::Decoder::new(Segment {
                         file: &self.file,
                         at: start,
                         end,
                     })
+                    .map(|d| BufReader::with_capacity(READ_BUFFER, d))
                 })
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(io)
