@@ -208,7 +208,7 @@ def probe_lines(damka, tables, fen):
     lines = out.stdout.splitlines()
     result = lines[0].split()[1]
     dtw = lines[1].split()[1] if result != "draw" else None
-    moves = [line for line in lines if not line.startswith(("result ", "dtw "))]
+    moves = [line for line in lines if not line.startswith(("result ", "dtw ", "dtc "))]
     return result, dtw, moves
 
 
