@@ -403,7 +403,11 @@ fn assert_same_tables(a: &Path, b: &Path) {
     for (name, bytes) in &fa {
         assert!(bytes == &fb[name], "{name} differs");
     }
-    assert_eq!(fa.len(), 2 * 41, "41 slices of English up to 4 pieces");
+    assert_eq!(
+        fa.len(),
+        3 * 41,
+        "41 slices of English up to 4 pieces, three files each"
+    );
 }
 
 fn assert_verified(dir: &Path) {
