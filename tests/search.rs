@@ -165,7 +165,6 @@ fn self_play<R: Rules>(seed: u64) -> usize {
     let plain: &'static RuleSet = Box::leak(Box::new(RuleSet {
         variant: R::VARIANT,
         name: "plain",
-        source: "repetition only, as the tables",
         quiet: None,
         material: &[],
     }));

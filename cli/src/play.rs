@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use damka::notation::diagram::text_diagram;
-use damka::rules::{Position, RuleSet, Rules};
+use damka::rules::{Counters, Position, RuleSet, Rules};
 use damka::search::{Engine, Limits, MAX_DEPTH, line_text};
 use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
 use damka::tablebase::{Tablebase, Wdl};
@@ -125,11 +125,11 @@ fn play<R: Rules>(args: &Args) -> Result<(), CliError> {
 /// rules allow (the game may end in a draw first).
 fn rule_note<R: Rules>(tb: &Tablebase, rules: &RuleSet, pos: &Position<R>) -> Option<String> {
     let o = tb.probe_dtw(pos).ok()?;
-    let left = rules.game_plies_left(&[*pos])?;
+    let (left, count) = rules.binding_count(pos, Counters::default())?;
     (o.wdl != Wdl::Draw && u32::from(o.dtw) > left).then(|| {
         format!(
             "note the tables' {} in {} plies may not be completed within the move-count \
-             rules ({}: {left} plies left)\n",
+             rules ({}, the {count}: {left} plies left)\n",
             o.wdl, o.dtw, rules.name
         )
     })

@@ -113,8 +113,6 @@ pub struct RuleSet {
     pub variant: Variant,
     /// Its name on the command line (`--rules NAME`).
     pub name: &'static str,
-    /// Where it comes from, in a line.
-    pub source: &'static str,
     /// The count of plies without a conversion, if any.
     pub quiet: Option<QuietRule>,
     /// Material counts, the first that covers a material being the one that runs.
@@ -126,38 +124,38 @@ const fn quiet(plies: u32, name: &'static str) -> Option<QuietRule> {
 }
 
 const RULE_SETS: &[RuleSet] = &[
+    // WCDF/ACF: 40 moves each without a conversion.
     RuleSet {
         variant: Variant::English,
         name: "wcdf",
-        source: "WCDF/ACF: 40 moves each without a conversion",
         quiet: quiet(80, "40-move rule"),
         material: &[],
     },
+    // Online play sites: 50 moves each without a capture or a man move.
     RuleSet {
         variant: Variant::English,
         name: "rulepage-50",
-        source: "online play sites: 50 moves each without a capture or a man move",
         quiet: quiet(100, "50-move rule"),
         material: &[],
     },
+    // Online play sites: 50 moves each without a conversion.
     RuleSet {
         variant: Variant::Italian,
         name: "rulepage-50",
-        source: "online play sites: 50 moves each without a conversion",
         quiet: quiet(100, "50-move rule"),
         material: &[],
     },
+    // No move count: repetition only.
     RuleSet {
         variant: Variant::Spanish,
         name: "none",
-        source: "no move count: repetition only",
         quiet: None,
         material: &[],
     },
+    // Russian sports rules, 64 squares.
     RuleSet {
         variant: Variant::Russian,
         name: "fsr",
-        source: "Russian sports rules, 64 squares",
         quiet: quiet(30, "15-move rule"),
         material: &[
             MaterialRule {
@@ -180,17 +178,17 @@ const RULE_SETS: &[RuleSet] = &[
             },
         ],
     },
+    // Brazilian confederation: 20 moves each of kings only.
     RuleSet {
         variant: Variant::Brazilian,
         name: "cbd",
-        source: "Brazilian confederation: 20 moves each of kings only",
         quiet: quiet(40, "20-move rule"),
         material: &[],
     },
+    // Dama Online: drawn at once with one king each.
     RuleSet {
         variant: Variant::Brazilian,
         name: "dama-online",
-        source: "Dama Online: drawn at once with one king each",
         quiet: None,
         material: &[MaterialRule {
             class: MaterialClass::AgainstLoneKing(&[(0, 1)]),
@@ -199,10 +197,10 @@ const RULE_SETS: &[RuleSet] = &[
             name: "one king each",
         }],
     },
+    // FMJD rules, article 6.
     RuleSet {
         variant: Variant::International,
         name: "fmjd",
-        source: "FMJD rules, article 6",
         quiet: quiet(50, "25-move rule"),
         material: &[
             MaterialRule {
@@ -219,10 +217,10 @@ const RULE_SETS: &[RuleSet] = &[
             },
         ],
     },
+    // One piece against one piece is drawn (as pydraughts applies it).
     RuleSet {
         variant: Variant::Turkish,
         name: "tdf",
-        source: "one piece against one piece is drawn (as pydraughts applies it)",
         quiet: None,
         material: &[MaterialRule {
             class: MaterialClass::OnePieceEach,
@@ -351,33 +349,36 @@ impl RuleSet {
         out
     }
 
+    /// The count that runs out first at `pos` with counters `c`: the plies that may still
+    /// be played before it draws the game if nothing resets it, and its name; `None` when no
+    /// count runs.
+    pub fn binding_count<R: Rules>(
+        &self,
+        pos: &Position<R>,
+        c: Counters,
+    ) -> Option<(u32, &'static str)> {
+        let quiet = self
+            .quiet
+            .map(|q| (q.plies.saturating_sub(c.quiet), q.name));
+        let material = self
+            .material_rule_of(pos)
+            .map(|(_, r)| (r.plies.saturating_sub(c.material), r.name));
+        match (quiet, material) {
+            (Some(q), Some(m)) => Some(if m.0 < q.0 { m } else { q }),
+            (q, m) => q.or(m),
+        }
+    }
+
     /// Plies that may still be played before a move-count rule draws the game if nothing
     /// resets its count; `None` when no count runs.
     pub fn plies_left<R: Rules>(&self, pos: &Position<R>, c: Counters) -> Option<u32> {
-        let quiet = self.quiet.map(|q| q.plies.saturating_sub(c.quiet));
-        let material = self
-            .material_rule_of(pos)
-            .map(|(_, r)| r.plies.saturating_sub(c.material));
-        match (quiet, material) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        self.binding_count(pos, c).map(|(left, _)| left)
     }
 
     /// Whether a count has run out at `pos` with counters `c`. (The game is then drawn,
     /// unless the side to move has no legal move and so has lost.)
     pub fn count_draw<R: Rules>(&self, pos: &Position<R>, c: Counters) -> bool {
         self.plies_left(pos, c) == Some(0)
-    }
-
-    /// The name of the count that has run out at `pos` with counters `c`, if one has.
-    pub fn count_name<R: Rules>(&self, pos: &Position<R>, c: Counters) -> Option<&'static str> {
-        if let Some((_, r)) = self.material_rule_of(pos)
-            && c.material >= r.plies
-        {
-            return Some(r.name);
-        }
-        self.quiet.filter(|q| c.quiet >= q.plies).map(|q| q.name)
     }
 
     /// Plies left before a move-count rule draws the game at its last position (see
@@ -512,6 +513,18 @@ mod tests {
                 material: 8
             }
         );
+    }
+
+    #[test]
+    fn the_count_that_runs_out_first_is_named() {
+        let r = RuleSet::default_for(Variant::International);
+        let three = parse_fen::<International>("W:WK1,K2,K3:BK50").unwrap();
+        let c = |quiet, material| Counters { quiet, material };
+        assert_eq!(r.binding_count(&three, c(3, 7)), Some((25, "16-move rule")));
+        assert_eq!(r.binding_count(&three, c(45, 7)), Some((5, "25-move rule")));
+        let spanish = RuleSet::default_for(Variant::Spanish);
+        let pos = parse_fen::<crate::rules::Spanish>("W:WK1:BK32").unwrap();
+        assert_eq!(spanish.binding_count(&pos, c(200, 0)), None);
     }
 
     #[test]
