@@ -278,10 +278,8 @@ impl Tablebase {
         if frame.mover == 0 {
             return Ok(Some(0));
         }
-        let material = frame.material();
-        let i = SliceIndex::<R>::new(material).rank(&frame).ok_or_else(|| {
-            ProbeError::NotCovered("a man stands where men of its side never can".into())
-        })?;
+        let (material, i) = slice_index::<R>(&frame)
+            .ok_or_else(|| ProbeError::NotCovered(MAN_OFF_DOMAIN.into()))?;
         Ok(Some(self.value(R::VARIANT, material, FileKind::Dtc, i)?))
     }
 
@@ -348,10 +346,7 @@ impl Tablebase {
         if frame.other == 0 {
             return Err(not_covered("the side not to move has no pieces"));
         }
-        let material = frame.material();
-        let i = SliceIndex::<R>::new(material)
-            .rank(frame)
-            .ok_or_else(|| not_covered("a man stands where men of its side never can"))?;
+        let (material, i) = slice_index::<R>(frame).ok_or_else(|| not_covered(MAN_OFF_DOMAIN))?;
         let wdl = match value(material, FileKind::Wdl, i)? as u8 {
             wdl_code::WIN => Wdl::Win,
             wdl_code::LOSS => Wdl::Loss,
@@ -364,6 +359,16 @@ impl Tablebase {
         };
         Ok(Outcome { wdl, dtw: distance })
     }
+}
+
+/// Why a position cannot be in the tables although its material is.
+const MAN_OFF_DOMAIN: &str = "a man stands where men of its side never can";
+
+/// The slice and index of a position (seen from its side to move), `None` when a man stands
+/// where the index has no place for it (a Turkish man on its own back rank).
+fn slice_index<R: Rules>(frame: &MoverFrame) -> Option<(Material, u64)> {
+    let material = frame.material();
+    Some((material, SliceIndex::<R>::new(material).rank(frame)?))
 }
 
 /// The outcome of `pos` with its captures played out (each side takes its best), down to

@@ -328,9 +328,14 @@ fn check_level<R: Rules>(
                     if moves.first().is_some_and(|m| m.is_capture()) {
                         continue;
                     }
+                    let stored = level
+                        .value(0, i)
+                        .and_then(Outcome::from_code)
+                        .unwrap_or(Outcome::DRAW);
                     let mut expected: Option<Outcome> = None;
-                    // Each move's outcome and distance to conversion.
-                    let mut after_moves: Vec<(Outcome, u16)> = Vec::with_capacity(moves.len());
+                    // Over the moves that keep the stored result: the least distance to
+                    // conversion for a win, the most for a loss.
+                    let mut expected_dtc: Option<u16> = None;
                     for mv in moves {
                         let next = pos.play(mv);
                         let frame = MoverFrame::of(&next);
@@ -354,20 +359,17 @@ fn check_level<R: Rules>(
                                 .map_or(1, |d| d + 1),
                             false => 1,
                         };
-                        after_moves.push((o, conversion));
+                        if o.wdl == stored.wdl {
+                            expected_dtc = Some(match (expected_dtc, stored.wdl) {
+                                (None, _) => conversion,
+                                (Some(d), Wdl::Win) => d.min(conversion),
+                                (Some(d), _) => d.max(conversion),
+                            });
+                        }
                         expected = Some(expected.map_or(o, |e| e.max(o)));
                     }
                     let expected = expected.unwrap_or(Outcome::loss(0));
-                    let stored = level
-                        .value(0, i)
-                        .and_then(Outcome::from_code)
-                        .unwrap_or(Outcome::DRAW);
-                    let keeping = after_moves.iter().filter(|(o, _)| o.wdl == stored.wdl);
-                    let expected_dtc = match stored.wdl {
-                        Wdl::Win => keeping.map(|m| m.1).min(),
-                        _ => keeping.map(|m| m.1).max(),
-                    }
-                    .unwrap_or(0);
+                    let expected_dtc = expected_dtc.unwrap_or(0);
                     let stored_dtc = dtc.value(0, i).unwrap_or(0);
                     if stored == expected
                         && stored.wdl != Wdl::Draw
