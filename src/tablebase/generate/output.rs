@@ -276,18 +276,23 @@ impl Files {
         let dtw_of = |v: u16| decided(v).map(|o| o.dtw);
         let wdl_blocks: Vec<Vec<u8>> = values
             .par_chunks(WDL_BLOCK as usize)
-            .map(|b| compress(&pack(&fill_runs(b, wdl_of), 2), WDL_LEVEL))
+            .map(|b| compress(&pack(&fill_runs(b.iter().copied(), wdl_of), 2), WDL_LEVEL))
             .collect();
         let dtw_blocks: Vec<Vec<u8>> = values
             .par_chunks(DTW_BLOCK as usize)
-            .map(|b| compress(&pack(&fill_runs(b, dtw_of), self.dtw_bits), DTW_LEVEL))
+            .map(|b| {
+                compress(
+                    &pack(&fill_runs(b.iter().copied(), dtw_of), self.dtw_bits),
+                    DTW_LEVEL,
+                )
+            })
             .collect();
         let dtc_blocks: Vec<Vec<u8>> = values
             .par_chunks(DTW_BLOCK as usize)
             .zip(dtc.par_chunks(DTW_BLOCK as usize))
             .map(|(v, d)| {
-                let pairs: Vec<(u16, u16)> = v.iter().copied().zip(d.iter().copied()).collect();
-                let raw = fill_runs(&pairs, |(v, d)| decided(v).map(|_| d));
+                let pairs = v.iter().copied().zip(d.iter().copied());
+                let raw = fill_runs(pairs, |(v, d)| decided(v).map(|_| d));
                 compress(&pack(&raw, self.dtc_bits), DTW_LEVEL)
             })
             .collect();
@@ -306,11 +311,13 @@ impl Files {
 
 /// The values of a block, where `f` says `None` (a value nobody reads) repeating the last
 /// one said: long runs compress best.
-fn fill_runs<T: Copy>(block: &[T], f: impl Fn(T) -> Option<u16>) -> Vec<u16> {
-    let mut last = block.iter().find_map(|&v| f(v)).unwrap_or(0);
+fn fill_runs<T: Copy>(
+    block: impl Iterator<Item = T> + Clone,
+    f: impl Fn(T) -> Option<u16>,
+) -> Vec<u16> {
+    let mut last = block.clone().find_map(&f).unwrap_or(0);
     block
-        .iter()
-        .map(|&v| {
+        .map(|v| {
             if let Some(x) = f(v) {
                 last = x;
             }
