@@ -157,8 +157,19 @@ fn main() {
     let t = Instant::now();
     let tb = Tablebase::open(&dir).expect("tables directory");
     for job in plan(5, R::MEN) {
-        if !damka::tablebase::generate::job_done(&dir, damka::Variant::English, &job) {
-            build_job::<R>(&job, &tb, &damka::tablebase::Silent).expect("build");
+        if !damka::tablebase::generate::job_done(
+            &dir,
+            damka::Variant::English,
+            &job,
+            damka::RuleSet::default_for(damka::Variant::English),
+        ) {
+            build_job::<R>(
+                &job,
+                &tb,
+                damka::RuleSet::default_for(R::VARIANT),
+                &damka::tablebase::Silent,
+            )
+            .expect("build");
         }
     }
     println!(

@@ -21,7 +21,13 @@ use damka::tablebase::{FileKind, Material, SliceIndex, Tablebase, build_job, pla
 fn build_english(dir: &Path, pieces: u32) {
     let tb = Tablebase::open(dir).expect("tables directory");
     for job in plan(pieces, 12) {
-        build_job::<English>(&job, &tb, &damka::tablebase::Silent).expect("build");
+        build_job::<English>(
+            &job,
+            &tb,
+            damka::RuleSet::default_for(damka::Variant::English),
+            &damka::tablebase::Silent,
+        )
+        .expect("build");
     }
 }
 

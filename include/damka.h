@@ -20,6 +20,11 @@
 #include <stdint.h>
 
 /*
+ `damka_move::rules` when the tables hold no rule results for the position.
+ */
+#define DAMKA_NO_RULES -9
+
+/*
  What a call returns (as an `int`): `DAMKA_OK`, one of the two answers that are not
  numbers (`DAMKA_DRAW`, `DAMKA_NOT_IN_MEMORY`), or a negative error code. Every code but
  `DAMKA_OK` also sets the message `damka_last_error` returns.
@@ -81,6 +86,15 @@ typedef enum {
    An internal error (a bug in damka); the message says where.
    */
   DAMKA_ERR_INTERNAL = -10,
+  /*
+   The tables hold no rule results for the position: its material's results would
+   depend on two counters at once (Russian kings on both sides); the message says why.
+   */
+  DAMKA_ERR_NO_RULES = -11,
+  /*
+   A number argument out of its range (a negative count of plies).
+   */
+  DAMKA_ERR_ARGUMENT = -12,
 } damka_status;
 
 /*
@@ -170,6 +184,12 @@ typedef struct {
    The pieces it takes (0 for a quiet move).
    */
   uint64_t captured;
+  /*
+   Its result for the side playing it under the variant's default draw rules, the
+   counters of the position being 0 (as `damka_probe_rules`: 2 win ... -2 loss), or
+   `DAMKA_NO_RULES` (-9) when the tables hold no rule results for the position.
+   */
+  int32_t rules;
 } damka_move;
 
 /*
@@ -366,6 +386,25 @@ int damka_probe_dtw(const damka_tablebase *tb, const char *variant, const char *
  As for `damka_probe_wdl`.
  */
 int damka_probe_dtc(const damka_tablebase *tb, const char *variant, const char *fen, int *dtc);
+
+/*
+ The result of a FEN position under its variant's default draw rules (`docs/RULES.md`)
+ with `quiet_plies` played without a capture or man move and `material_plies` since its
+ material count started (0 and 0: just after a conversion). On `DAMKA_OK` `*category`
+ is 2 win, 1 cursed win (won, but not within the counts), 0 draw, -1 blessed loss, -2
+ loss. Tables built without rule results (no `.rules` file) give `DAMKA_ERR_NO_TABLE`;
+ a material whose results need two counters `DAMKA_ERR_NO_RULES`; a negative count
+ `DAMKA_ERR_ARGUMENT`.
+
+ # Safety
+ As for `damka_probe_wdl`.
+ */
+int damka_probe_rules(const damka_tablebase *tb,
+                      const char *variant,
+                      const char *fen,
+                      int quiet_plies,
+                      int material_plies,
+                      int *category);
 
 /*
  Every legal move of a FEN position with its result, best first. On `DAMKA_OK`, `*out`

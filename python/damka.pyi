@@ -58,6 +58,19 @@ class Tablebase:
         (Kingsrow's moves to conversion, in plies): 1 with a capture, 0 for a lost position
         without a move, ``None`` for a draw. Raises like :meth:`probe_wdl`."""
 
+    def probe_rules(
+        self, variant: str, fen: str, quiet_plies: int = 0, material_plies: int = 0
+    ) -> str:
+        """The result under the variant's default draw rules with these counters:
+        ``"win"``, ``"cursed-win"``, ``"draw"``, ``"blessed-loss"`` or ``"loss"``. Raises
+        :class:`TablebaseError` for tables without rule results."""
+
+    def rule_moves(
+        self, variant: str, fen: str, quiet_plies: int = 0, material_plies: int = 0
+    ) -> Tuple[str, List[Tuple[str, str]]]:
+        """The result under the default draw rules and every legal move with its category,
+        best under the rules first: ``("win", [(move, category), ...])``."""
+
     def moves(self, variant: str, fen: str) -> List[Tuple[str, int, Optional[int]]]:
         """Every legal move with its result, best first: ``[(move, wdl, dtw), ...]``.
 

@@ -18,7 +18,7 @@ use damka::analyse::{
 };
 use damka::notation::{parse_fen, parse_move, write_fen};
 use damka::pdn::{Game, Node, Reader, Replayer, Ruleset, write_game};
-use damka::rules::{English, Position, Rules, legal_moves};
+use damka::rules::{English, Position, RuleSet, Rules, legal_moves};
 use damka::search::Engine;
 use damka::tablebase::{ProbeError, TableError, Tablebase, Wdl, build_job, plan};
 
@@ -42,8 +42,15 @@ fn tables_dir() -> &'static PathBuf {
             .expect("pool");
         for job in plan(4, English::MEN) {
             let bar = damka::tablebase::Silent;
-            pool.install(|| build_job::<English>(&job, &tb, &bar))
-                .expect("slice builds");
+            pool.install(|| {
+                build_job::<English>(
+                    &job,
+                    &tb,
+                    damka::RuleSet::default_for(damka::Variant::English),
+                    &bar,
+                )
+            })
+            .expect("slice builds");
         }
         dir
     })
@@ -74,7 +81,12 @@ fn analyse_with(text: &str, depth: Option<u32>) -> Vec<(Game, Analysis, String)>
             let replay = replayer.normalize(&mut read);
             assert!(replay.errors.is_empty(), "{:?}", replay.errors);
             let analysis = match depth {
-                None => analyse_game::<English>(tables(), &read.game, 4),
+                None => analyse_game::<English>(
+                    tables(),
+                    &read.game,
+                    4,
+                    RuleSet::default_for(Variant::English),
+                ),
                 Some(d) => {
                     analyse_game_searched::<English>(Some(tables()), &read.game, 4, &mut engine, d)
                 }
@@ -500,8 +512,8 @@ fn check_game_object(game: &Json) {
         assert_eq!(
             ply.keys(),
             [
-                "number", "depth", "side", "move", "fen", "before", "after", "class", "best",
-                "line"
+                "number", "depth", "side", "move", "fen", "before", "after", "rules", "class",
+                "best", "line"
             ]
         );
         let number = ply.get("number").text();
@@ -1568,4 +1580,153 @@ fn html_index_filters_games_and_shows_slower_wins() {
     assert_eq!(all.matches("<section class=\"game\"").count(), games);
     assert!(all.contains("Far") && all.contains("No position of this game is in the tables"));
     assert_eq!(all.matches("<tr><td><a href=\"#g").count(), games - 1);
+}
+
+#[path = "common/tables.rs"]
+mod shared;
+
+/// An International game of three kings against one king, written as PDN: from a position
+/// the rule results call a win, White plays the win's slowest moves that the 16-move rule
+/// still allows, until it can dawdle no more: then a move that wins without the count but
+/// not within it (the mistake), and the game goes on past the 16th move. No position
+/// repeats and the lone king never takes. Returns the PDN, the number of the mistake and the
+/// moves that won within the count there.
+fn dawdling_game(tb: &Tablebase) -> (String, String, Vec<String>) {
+    use damka::notation::move_text;
+    use damka::rules::{Counters, International};
+    use damka::tablebase::{Material, RuleCategory, RuleMove, SliceIndex};
+    let fmjd = RuleSet::default_for(Variant::International);
+    let index = SliceIndex::<International>::new(Material::new(0, 3, 0, 1));
+    'start: for i in (0..index.size()).step_by(997) {
+        let Some(f) = index.unrank(i) else { continue };
+        let start = f.position::<International>();
+        let rules = tb.probe_rules(&start, fmjd, Counters::default());
+        if rules.ok() != Some(RuleCategory::Win) || tb.probe_dtw(&start).unwrap().dtw < 5 {
+            continue;
+        }
+        let (mut pos, mut c) = (start, Counters::default());
+        let mut seen = vec![start];
+        let mut text = String::new();
+        let mut mistake: Option<(String, Vec<String>)> = None;
+        for ply in 0..40 {
+            let moves = tb.rule_moves(&pos, fmjd, c).unwrap();
+            let legal: Vec<_> = tb
+                .rated_moves(&pos)
+                .unwrap()
+                .into_iter()
+                .map(|r| r.mv)
+                .collect();
+            let name = |m: &RuleMove| {
+                let at = legal.iter().position(|l| *l == m.rated.mv).unwrap();
+                move_text(Variant::International, &legal, at)
+            };
+            // New positions where the lone king cannot take: three kings stay.
+            let keeps = |m: &&RuleMove| {
+                let after = pos.play(&m.rated.mv.mv);
+                !seen.contains(&after) && legal_moves(&after).iter().all(|m| !m.mv.is_capture())
+            };
+            let number = format!("{}.", ply / 2 + 1);
+            let white = ply % 2 == 0;
+            let cursed = moves
+                .iter()
+                .filter(keeps)
+                .find(|m| m.category == RuleCategory::CursedWin);
+            let chosen = match (white, &mistake, cursed) {
+                // Black, and both sides after the mistake: the best move under the rules
+                // that keeps three kings.
+                (false, _, _) | (true, Some(_), _) => moves.iter().find(keeps),
+                // Dawdling once more loses the win under the count.
+                (true, None, Some(cursed)) => {
+                    let best: Vec<String> = moves
+                        .iter()
+                        .filter(|m| m.category == RuleCategory::Win)
+                        .map(name)
+                        .collect();
+                    mistake = Some((number.clone(), best));
+                    Some(cursed)
+                }
+                // The slowest move that still wins within the count.
+                (true, None, None) => moves
+                    .iter()
+                    .filter(|m| m.category == RuleCategory::Win)
+                    .filter(keeps)
+                    .max_by_key(|m| (m.plies, m.rated.outcome.dtw)),
+            };
+            let Some(chosen) = chosen else {
+                continue 'start;
+            };
+            text.push_str(&match white {
+                true => format!("{number} {} ", name(chosen)),
+                false => format!("{} ", name(chosen)),
+            });
+            c = chosen.counters;
+            pos = pos.play(&chosen.rated.mv.mv);
+            seen.push(pos);
+            // Past the count: the 16th move of each side is played.
+            if ply >= 32
+                && let Some((number, best)) = mistake
+            {
+                let pdn = format!(
+                    "[Event \"dawdling\"]\n[GameType \"20\"]\n[SetUp \"1\"]\n[FEN \"{}\"]\n\n{text}*\n",
+                    write_fen(&start)
+                );
+                return (pdn, number, best);
+            }
+        }
+    }
+    panic!("no three kings against one that can be played past the count");
+}
+
+#[test]
+fn an_international_ending_played_past_the_sixteen_moves_is_a_draw_by_rule() {
+    use damka::analyse::describe;
+    use damka::rules::International;
+    let dir = shared::shared_tables(
+        Path::new(env!("CARGO_BIN_EXE_damka")),
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+        Variant::International,
+    );
+    let tb = Tablebase::open(&dir).expect("built tables");
+    let (pdn, number, winning) = dawdling_game(&tb);
+    let mut replayer = Replayer::new(Some(Ruleset::Supported(Variant::International)));
+    let mut read = Reader::new("dawdling.pdn", pdn.as_bytes())
+        .next()
+        .expect("a game")
+        .expect("readable");
+    let replay = replayer.normalize(&mut read);
+    assert!(replay.errors.is_empty(), "{:?}\n{pdn}", replay.errors);
+    let fmjd = RuleSet::default_for(Variant::International);
+    let analysis = analyse_game::<International>(&tb, &read.game, 4, fmjd).expect("analysed");
+    let mistakes: Vec<_> = analysis.played_mistakes().collect();
+    assert_eq!(mistakes.len(), 1, "{pdn}\n{:?}", analysis.plies);
+    let m = mistakes[0];
+    assert_eq!(m.class, Class::WinToDraw, "{pdn}");
+    assert_eq!(m.number.to_string(), number, "{pdn}");
+    // A plain win still, drawn by the count.
+    assert_eq!(m.after.wdl, Wdl::Win);
+    let text = describe(m);
+    assert!(
+        text.starts_with("Win -> Draw by the 16-move rule. Best was "),
+        "{text}"
+    );
+    // The best move named wins within the count.
+    assert!(winning.contains(&m.best[0]), "{text}: {winning:?}");
+    assert!(text.contains(&m.best[0]));
+    // The annotated game says so, and the cursed win after the move.
+    let mut game = read.game.clone();
+    annotate(&mut game, &analysis);
+    let out = write_game(&game);
+    assert!(out.contains("by the 16-move rule"), "{out}");
+    // After it, Black to move is lost without the count, drawn by it.
+    assert!(
+        out.contains(" blessed] Win -> Draw by the 16-move rule."),
+        "{out}"
+    );
+    let json = game_json("dawdling.pdn", 1, &read.game, &analysis);
+    assert!(
+        json.contains(
+            "\"rules\":{\"before\":\"win\",\"after\":\"cursed-win\",\"count\":\"16-move rule\"}"
+        ),
+        "{json}"
+    );
 }

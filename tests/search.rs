@@ -14,9 +14,9 @@ use damka::notation::{parse_fen, parse_move};
 use damka::rules::{
     Bitboard, Color, English, Geometry, International, Position, Rules, legal_moves,
 };
-use damka::rules::{DrawReason, RuleSet};
+use damka::rules::{Counters, DrawReason, RuleSet};
 use damka::search::{Engine, Limits, Score, SearchResult};
-use damka::tablebase::{Material, SliceIndex, Tablebase, Wdl};
+use damka::tablebase::{Material, RuleCategory, SliceIndex, Tablebase, Wdl};
 use damka::{Variant, with_rules};
 
 mod common;
@@ -114,6 +114,13 @@ fn table_moves<R: Rules>(seed: u64) -> (usize, usize) {
         }) {
             continue;
         }
+        // Nor where the rules draw a move's result another way (the Turkish one piece
+        // each): there the engine plays by the rules (tested below).
+        let rules = tb.rule_moves(&pos, RuleSet::default_for(R::VARIANT), Counters::default());
+        let cursed = |c| matches!(c, RuleCategory::CursedWin | RuleCategory::BlessedLoss);
+        if rules.is_ok_and(|m| m.iter().any(|m| cursed(m.category))) {
+            continue;
+        }
         let outcome_of = |mv| {
             rated
                 .iter()
@@ -128,7 +135,12 @@ fn table_moves<R: Rules>(seed: u64) -> (usize, usize) {
             // Searched among the drawing moves; a draw scores near zero.
             assert!(r.info.score.0.abs() <= 25, "{:?} {pos:?}", R::VARIANT);
         } else {
-            assert_eq!(r.info.depth, 0, "answered from the tables");
+            assert_eq!(
+                r.info.depth,
+                0,
+                "answered from the tables: {:?} {pos:?}",
+                R::VARIANT
+            );
             assert_eq!(r.info.score.plies_to_end(), Some(best.dtw as i32));
         }
         checked += 1;
@@ -271,9 +283,11 @@ fn count_rule_draw<R: Rules>(rules: &'static RuleSet, fen: &str, plies: usize) {
             assert!(restarts, "{:?}", in_game.info.pv);
             continue;
         }
-        // A draw. Without a capture, nothing but the count can make it one: exactly zero.
-        // (With one, a table draw scores near zero.)
-        if !restarts {
+        // A draw. Without a capture, nothing but the count can make it one: exactly zero,
+        // unless the tables' rule results for these rules say so (a table draw scores near
+        // zero, as with a capture).
+        let ruled = RuleSet::default_for(R::VARIANT).name == rules.name;
+        if !restarts && !ruled {
             assert_eq!(in_game.info.score, Score(0), "{:?}", R::VARIANT);
         }
         // Two more king moves and the game is over.
@@ -296,6 +310,71 @@ fn move_count_rules_draw_table_wins() {
     // International: 16 moves each with three kings against one.
     let fmjd = RuleSet::default_for(Variant::International);
     count_rule_draw::<International>(fmjd, "W:WK28,K33,K39:BK5", 30);
+}
+
+/// Engine against itself under FMJD's 16-move rule from three kings against one king that
+/// the rule results call a win: every move of the winner keeps the win under the rules
+/// (with the game's counters), and the lone king is taken before the count runs out.
+#[test]
+fn engine_wins_three_kings_against_one_within_sixteen_moves() {
+    let tb = tables(Variant::International);
+    let fmjd = RuleSet::default_for(Variant::International);
+    let mut engine = engine_with_tables(Variant::International);
+    let index = SliceIndex::<International>::new(Material::new(0, 3, 0, 1));
+    let mut rng = Lcg(33);
+    let mut games = 0;
+    while games < 6 {
+        let Some(f) = index.unrank(rng.below(index.size())) else {
+            continue;
+        };
+        let start = f.position::<International>();
+        let o = tb.probe_dtw(&start).unwrap();
+        let rules = tb.probe_rules(&start, fmjd, Counters::default()).unwrap();
+        if o.wdl != Wdl::Win || o.dtw < 9 {
+            continue;
+        }
+        assert_eq!(rules, RuleCategory::Win, "{start:?}");
+        let winner = start.side_to_move();
+        let mut game = vec![start];
+        loop {
+            let pos = *game.last().unwrap();
+            assert_eq!(fmjd.game_draw(&game), None, "{start:?}: {game:?}");
+            let r = search(&mut engine, &game, &depth(4));
+            let Some(mv) = r.best_move else {
+                assert_ne!(pos.side_to_move(), winner, "{start:?}");
+                break;
+            };
+            game.push(pos.play(&mv));
+            if pos.side_to_move() == winner {
+                let after = *game.last().unwrap();
+                let c = *fmjd.game_counters(&game).last().unwrap();
+                if after.pieces(after.side_to_move()).is_empty() {
+                    continue;
+                }
+                let kept = tb.probe_rules(&after, fmjd, c).unwrap();
+                assert_eq!(kept, RuleCategory::Loss, "{start:?}: {game:?}");
+            }
+            assert!(game.len() <= 33, "{start:?}: no win within the count");
+        }
+        games += 1;
+    }
+}
+
+/// Turkish: the fastest win (3 plies) gives up two kings and leaves one piece each, which
+/// the `tdf` rules draw at once; the engine plays a win the rules allow (9 plies).
+#[test]
+fn engine_avoids_a_win_the_one_piece_each_rule_draws() {
+    use damka::rules::Turkish;
+    let tb = tables(Variant::Turkish);
+    let tdf = RuleSet::default_for(Variant::Turkish);
+    let mut engine = engine_with_tables(Variant::Turkish);
+    let pos = parse_fen::<Turkish>("W:WKc4,Kc5,Ke8:BKa4").unwrap();
+    assert_eq!(tb.rated_moves(&pos).unwrap()[0].outcome.dtw, 3);
+    let r = search(&mut engine, &[pos], &depth(4));
+    let after = pos.play(&r.best_move.unwrap());
+    let c = tdf.next(&pos, Counters::default(), &after);
+    assert_eq!(tb.probe_rules(&after, tdf, c).unwrap(), RuleCategory::Loss);
+    assert_eq!(r.info.score.plies_to_end(), Some(9));
 }
 
 #[test]

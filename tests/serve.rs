@@ -207,18 +207,29 @@ fn as_probe_text(answer: &Value) -> String {
         "result {}\n",
         answer["category"].as_str().expect("category")
     );
+    let rules = answer["rules"].as_str();
     if answer["category"] != "draw" {
         out.push_str(&format!("dtw {}\n", answer["dtw"]));
+    }
+    if let Some(r) = rules {
+        out.push_str(&format!("rules {r}\n"));
+    }
+    if answer["category"] != "draw" {
         out.push_str(&format!("dtc {}\n", answer["dtc"]));
     } else {
         assert!(answer["dtc"].is_null(), "{answer}");
     }
     for m in answer["moves"].as_array().expect("moves") {
         out.push_str(&format!(
-            "{} {}\n",
+            "{} {}",
             m["move"].as_str().expect("move text"),
             result_text(&m["category"], &m["dtw"])
         ));
+        match (rules, m["rules"].as_str()) {
+            (Some(_), Some(r)) => out.push_str(&format!(" {r}\n")),
+            (None, None) => out.push('\n'),
+            other => panic!("rules {other:?}: {answer}"),
+        }
     }
     out
 }

@@ -199,7 +199,8 @@ VERDICT_JS = "document.getElementById('verdict').textContent"
 
 
 def probe_lines(damka, tables, fen):
-    """`damka probe`'s answer: the result line(s), then one `MOVE RESULT [N]` per move."""
+    """`damka probe`'s answer: the result line(s), then one `MOVE RESULT [N] [RULES]` per
+    move."""
     out = subprocess.run(
         [damka, "probe", "--variant", "english", "--fen", fen, "--tables", tables],
         capture_output=True, text=True, check=False)
@@ -208,7 +209,10 @@ def probe_lines(damka, tables, fen):
     lines = out.stdout.splitlines()
     result = lines[0].split()[1]
     dtw = lines[1].split()[1] if result != "draw" else None
-    moves = [line for line in lines if not line.startswith(("result ", "dtw ", "dtc "))]
+    moves = [line for line in lines if not line.startswith(("result ", "dtw ", "dtc ", "rules "))]
+    # The page shows the plain results: leave out each move's rule category.
+    if any(line.startswith("rules ") for line in lines):
+        moves = [line.rsplit(" ", 1)[0] for line in moves]
     return result, dtw, moves
 
 

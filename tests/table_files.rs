@@ -12,8 +12,8 @@ use std::sync::OnceLock;
 use damka::rules::English;
 use damka::tablebase::format::{FileKind, HEADER_SIZE, Header, assemble};
 use damka::tablebase::{
-    Access, Material, Outcome, ProbeError, SliceCheck, SliceIndex, TableError, Tablebase, Wdl,
-    build_job, plan, verify_slice,
+    Access, Material, Outcome, ProbeError, RuleResult, SliceCheck, SliceIndex, TableError,
+    Tablebase, Wdl, build_job, plan, verify_slice,
 };
 use damka::{Variant, notation::parse_fen};
 use proptest::prelude::*;
@@ -33,7 +33,13 @@ fn good() -> &'static Tablebase {
         let dir = scratch("good");
         let tb = Tablebase::open(&dir).expect("tables directory");
         for job in plan(4, 12) {
-            build_job::<English>(&job, &tb, &damka::tablebase::Silent).expect("slice builds");
+            build_job::<English>(
+                &job,
+                &tb,
+                damka::RuleSet::default_for(damka::Variant::English),
+                &damka::tablebase::Silent,
+            )
+            .expect("slice builds");
         }
         Tablebase::open(&dir).expect("built tables")
     })
@@ -386,6 +392,34 @@ fn a_wrong_distance_to_conversion_is_found_by_verify() {
 }
 
 #[test]
+fn a_wrong_rule_result_is_found_by_verify() {
+    let m = key("2101");
+    let dir = copy("rules-off-by-one");
+    let file = path(&dir, m, FileKind::Rules);
+    let (header, mut blocks) = blocks_of(&file);
+    let mut raw = zstd::bulk::decompress(&blocks[0], header.block_bytes()).expect("decodes");
+    assert_eq!((header.value_bits, header.rule_set), (8, 1));
+    // The first position of block 0 won under the rules in more than 1 ply: one ply more.
+    let i = raw
+        .iter()
+        .position(|&c| c >= 5 && c % 2 == 1 && c < header.max_dtw as u8)
+        .expect("a win under the rules") as u64;
+    let good_code = raw[i as usize];
+    raw[i as usize] += 2;
+    blocks[0] = zstd::bulk::compress(&raw, 3).expect("compresses");
+    std::fs::write(&file, assemble(header, &blocks)).expect("write");
+    let tb = Tablebase::open(&dir).expect("open");
+    assert_eq!(
+        verify_slice::<English>(&tb, m).expect("verify runs"),
+        SliceCheck::BadRules {
+            index: i,
+            stored: RuleResult::from_code(u16::from(good_code) + 2),
+            expected: RuleResult::from_code(u16::from(good_code)),
+        }
+    );
+}
+
+#[test]
 fn blocks_recompressed_with_impossible_values_are_errors() {
     let m = key("2101");
     for (kind, value) in [(FileKind::Wdl, 0xFFu8), (FileKind::Dtw, 0xFE)] {
@@ -598,7 +632,15 @@ fn a_failed_build_leaves_no_tmp_file() {
     // the win/draw/loss file's was written.
     let blocker = dir.join(format!("english/{m}.dtw.tmp"));
     std::fs::create_dir_all(&blocker).expect("mkdir");
-    assert!(build_job::<English>(&job, &tb, &damka::tablebase::Silent).is_err());
+    assert!(
+        build_job::<English>(
+            &job,
+            &tb,
+            damka::RuleSet::default_for(damka::Variant::English),
+            &damka::tablebase::Silent
+        )
+        .is_err()
+    );
     let left: Vec<String> = std::fs::read_dir(dir.join("english"))
         .expect("dir")
         .map(|e| e.expect("entry").path())

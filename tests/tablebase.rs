@@ -11,12 +11,12 @@ use std::sync::OnceLock;
 
 use damka::notation::{parse_fen, write_fen};
 use damka::rules::{
-    Bitboard, Brazilian, Color, English, Geometry, International, Italian, MoveList, Position,
-    Rules, Russian, Spanish, Turkish, generate,
+    Bitboard, Brazilian, Color, Counters, English, Geometry, International, Italian, MoveList,
+    Position, RuleSet, Rules, Russian, Spanish, Turkish, generate,
 };
 use damka::tablebase::{
-    FileKind, Material, Outcome, ProbeError, SliceCheck, SliceIndex, TableError, Tablebase, Wdl,
-    verify_slice,
+    FileKind, Material, Outcome, ProbeError, RuleCategory, SliceCheck, SliceIndex, TableError,
+    Tablebase, Wdl, verify_slice,
 };
 use damka::{Variant, with_rules};
 
@@ -225,6 +225,106 @@ fn petrov_triangle() {
     assert_eq!(probe::<International>("W:WK1,K2,K3:BK46"), Outcome::DRAW);
 }
 
+/// Every position of slice `m`, strong side to move, with its plain and rule results under
+/// the variant's default rule set with `material` plies of the material count played.
+fn rule_census<R: Rules>(m: Material, material: u32) -> Vec<(Outcome, RuleCategory)> {
+    let tb = tables(R::VARIANT);
+    let rules = RuleSet::default_for(R::VARIANT);
+    let index = SliceIndex::<R>::new(m);
+    let counters = Counters {
+        quiet: material,
+        material,
+    };
+    (0..index.size())
+        .filter_map(|i| index.unrank(i))
+        .map(|f| {
+            let pos = f.position::<R>();
+            let plain = tb.probe_dtw(&pos).expect("probe");
+            (
+                plain,
+                tb.probe_rules(&pos, rules, counters).expect("probe rules"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn international_five_and_sixteen_move_rules() {
+    // Two kings against one (FMJD 6.4, 5 moves each): a win is a win under the rules when
+    // it fits in the plies left of the 10, else a cursed win. From the start of the count
+    // every win fits (the longest takes 4 moves); 4 plies into it, the 4-move wins do not.
+    for material in [0, 4, 6] {
+        let (mut wins, mut cursed) = (0, 0);
+        for (plain, rules) in rule_census::<International>(Material::new(0, 2, 0, 1), material) {
+            match plain.wdl {
+                Wdl::Win if u32::from(plain.dtw) <= 10 - material => {
+                    assert_eq!(rules, RuleCategory::Win, "{plain} at {material}");
+                    wins += 1;
+                }
+                Wdl::Win => {
+                    assert_eq!(rules, RuleCategory::CursedWin, "{plain} at {material}");
+                    cursed += 1;
+                }
+                w => assert_eq!(rules, RuleCategory::drawn(w)),
+            }
+        }
+        assert!(wins > 0, "{material}");
+        assert_eq!(cursed > 0, material > 3, "{material}");
+    }
+    // Three kings against one (6.3, 16 moves each): every win fits in the count from its
+    // start; two plies before its end only the immediate wins do.
+    for (material, fitting) in [(0, u16::MAX), (30, 2)] {
+        let (mut wins, mut cursed) = (0, 0);
+        for (plain, rules) in rule_census::<International>(Material::new(0, 3, 0, 1), material) {
+            if plain.wdl != Wdl::Win {
+                assert_eq!(rules, RuleCategory::drawn(plain.wdl));
+                continue;
+            }
+            if plain.dtw <= fitting.min(32) {
+                assert_eq!(rules, RuleCategory::Win, "{plain} at {material}");
+            }
+            match rules {
+                RuleCategory::Win => wins += 1,
+                _ => {
+                    assert_eq!(rules, RuleCategory::CursedWin, "{plain} at {material}");
+                    assert!(plain.dtw > fitting, "{plain} at {material}");
+                    cursed += 1;
+                }
+            }
+        }
+        assert!(wins > 0);
+        assert_eq!(cursed > 0, material > 0, "{material}");
+    }
+    // Grimminck's man against man: the quiet count restarts at every man's move.
+    let tb = tables(Variant::International);
+    let fmjd = RuleSet::default_for(Variant::International);
+    let pos = parse_fen::<International>("W:W33:B2").expect("FEN");
+    assert_eq!(
+        tb.probe_rules(&pos, fmjd, Counters::default())
+            .expect("probe"),
+        RuleCategory::Win
+    );
+}
+
+#[test]
+fn petrov_triangle_wins_within_the_fifteen_moves() {
+    let tb = tables(Variant::Russian);
+    let fsr = RuleSet::default_for(Variant::Russian);
+    let rules = |fen| {
+        let pos = parse_fen::<Russian>(fen).expect("FEN");
+        tb.probe_rule_result(&pos, fsr).expect("probe")
+    };
+    // Three kings against one king (rule (b), 15 moves): Petrov's triangle wins in time.
+    let win = rules("W:WKa1,Kc1,Ke1:BKh4");
+    assert_eq!(win.category, RuleCategory::Win);
+    assert!(win.plies <= 30, "{win}");
+    assert_eq!(rules("W:WKc1,Ke1,Kh4:BKa1").category, RuleCategory::Draw);
+    // Kings on both sides with four pieces: results would need both counters.
+    let pos = parse_fen::<Russian>("W:WKa1,Kc1:BKh4,Kh8").expect("FEN");
+    let e = tb.probe_rules(&pos, fsr, Counters::default()).unwrap_err();
+    assert!(matches!(e, ProbeError::NoRuleResults(_)), "{e}");
+}
+
 /// The outcomes of `roots` by plain forward search, with their distances to conversion:
 /// every position reachable from them is listed with its moves, then outcomes spread back
 /// from the positions without a move, in order of distance (a position one ply before a loss
@@ -376,6 +476,170 @@ fn agree_with_plain_search<R: Rules>(samples: usize) {
     assert!(converting > 0, "{:?}", R::VARIANT);
 }
 
+/// The results under `rules` of every game state (position and counters) reachable from
+/// `roots` with the counters at 0, by plain forward search with the counters of
+/// [`RuleSet::next`]: a state without a move is lost, one whose count has run out
+/// ([`RuleSet::count_draw`]) is drawn, and the others are solved back from those. `None`
+/// for a state neither side wins.
+fn rule_outcomes<R: Rules>(
+    roots: &[Position<R>],
+    rules: &RuleSet,
+) -> HashMap<(Position<R>, Counters), Option<Wdl>> {
+    let mut ids: HashMap<(Position<R>, Counters), usize> = HashMap::new();
+    let mut nodes = Vec::new();
+    for &root in roots {
+        ids.entry((root, Counters::default())).or_insert_with(|| {
+            nodes.push((root, Counters::default()));
+            nodes.len() - 1
+        });
+    }
+    let mut parents: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    let mut moves_left: Vec<usize> = Vec::new();
+    let mut list = MoveList::new();
+    let mut ended = Vec::new();
+    while moves_left.len() < nodes.len() {
+        let at = moves_left.len();
+        let (pos, c) = nodes[at];
+        generate(&pos, &mut list);
+        let moves = list.as_slice();
+        if moves.is_empty() {
+            ended.push((at, Wdl::Loss));
+        } else if rules.count_draw(&pos, c) {
+            ended.push((at, Wdl::Draw));
+            moves_left.push(0);
+            continue;
+        }
+        for mv in moves {
+            let child = pos.play(mv);
+            let mut next = rules.next(&pos, c, &child);
+            // Without a quiet rule its counter means nothing: not counted, so that the
+            // states are finite.
+            if rules.quiet.is_none() {
+                next.quiet = 0;
+            }
+            let state = (child, next);
+            let id = *ids.entry(state).or_insert_with(|| {
+                nodes.push(state);
+                parents.push(Vec::new());
+                nodes.len() - 1
+            });
+            parents[id].push(at);
+        }
+        moves_left.push(moves.len());
+    }
+    let mut value: Vec<Option<Wdl>> = vec![None; nodes.len()];
+    let mut queue = std::collections::VecDeque::new();
+    for (i, w) in ended {
+        if w == Wdl::Loss {
+            value[i] = Some(Wdl::Loss);
+            queue.push_back(i);
+        }
+    }
+    while let Some(i) = queue.pop_front() {
+        let lost = value[i] == Some(Wdl::Loss);
+        for &p in &parents[i] {
+            if value[p].is_some() {
+                continue;
+            }
+            if lost {
+                value[p] = Some(Wdl::Win);
+                queue.push_back(p);
+            } else {
+                moves_left[p] -= 1;
+                if moves_left[p] == 0 {
+                    value[p] = Some(Wdl::Loss);
+                    queue.push_back(p);
+                }
+            }
+        }
+    }
+    ids.into_iter()
+        .map(|(state, i)| (state, value[i]))
+        .collect()
+}
+
+/// The tables' rule results under `rules` agree with [`rule_outcomes`] for every state the
+/// search reaches from `samples` random positions of up to 3 pieces; returns how many
+/// states were won under the rules but not within every count (cursed).
+fn rules_agree_with_search<R: Rules>(tb: &Tablebase, rules: &RuleSet, samples: usize) -> usize {
+    let mut rng = Lcg(R::VARIANT as u64 + 29);
+    let roots: Vec<Position<R>> = (0..samples).map(|_| random_small::<R>(&mut rng)).collect();
+    let searched = rule_outcomes(&roots, rules);
+    let mut cursed = 0;
+    for ((pos, c), value) in &searched {
+        if pos.pieces(pos.side_to_move().opponent()).is_empty() {
+            continue;
+        }
+        let plain = tb.probe_wdl(pos).expect("probe");
+        let expected = match value {
+            Some(Wdl::Win) => RuleCategory::Win,
+            Some(Wdl::Loss) => RuleCategory::Loss,
+            _ => RuleCategory::drawn(plain),
+        };
+        let category = tb.probe_rules(pos, rules, *c).expect("probe rules");
+        assert_eq!(
+            category,
+            expected,
+            "{:?} {} {} counters {c:?}",
+            R::VARIANT,
+            rules.name,
+            write_fen(pos)
+        );
+        cursed += usize::from(category == RuleCategory::CursedWin);
+    }
+    cursed
+}
+
+#[test]
+fn rule_results_agree_with_a_search_with_counters_up_to_3_pieces() {
+    fn check<R: Rules>(samples: usize) -> usize {
+        rules_agree_with_search::<R>(
+            tables(R::VARIANT),
+            RuleSet::default_for(R::VARIANT),
+            samples,
+        )
+    }
+    // Few roots: from a position with a king the search reaches most of its slices, each
+    // with every count (millions of states).
+    let cursed = check::<English>(8)
+        + check::<Italian>(6)
+        + check::<Spanish>(12)
+        + check::<Russian>(8)
+        + check::<Brazilian>(8)
+        + check::<International>(4)
+        + check::<Turkish>(8);
+    // Some wins are too slow for their counts.
+    assert!(cursed > 0);
+    // A rule set that is not the default, built into its own directory.
+    let dir = scratch("dama-online");
+    let damka = Path::new(env!("CARGO_BIN_EXE_damka"));
+    let args = ["--pieces", "3", "--rules", "dama-online"];
+    shared::generate(damka, &dir, Variant::Brazilian, &args);
+    let tb = Tablebase::open(&dir).expect("built tables");
+    let dama = RuleSet::find(Variant::Brazilian, "dama-online").expect("a rule set");
+    rules_agree_with_search::<Brazilian>(&tb, dama, 12);
+    // One king each is drawn at once, even where the plain tables win (by a capture).
+    let kings = SliceIndex::<Brazilian>::new(Material::new(0, 1, 0, 1));
+    let mut plain_wins = 0;
+    for i in 0..kings.size() {
+        let Some(frame) = kings.unrank(i) else {
+            continue;
+        };
+        let pos = frame.position::<Brazilian>();
+        let rules = tb
+            .probe_rules(&pos, dama, Counters::default())
+            .expect("probe");
+        match tb.probe_wdl(&pos).expect("probe") {
+            Wdl::Win => {
+                plain_wins += 1;
+                assert_eq!(rules, RuleCategory::CursedWin, "{}", write_fen(&pos));
+            }
+            w => assert_eq!(rules, RuleCategory::drawn(w), "{}", write_fen(&pos)),
+        }
+    }
+    assert!(plain_wins > 0);
+}
+
 #[test]
 fn plain_search_agrees_up_to_3_pieces() {
     agree_with_plain_search::<English>(60);
@@ -499,7 +763,7 @@ fn same_tables_whatever_the_thread_count() {
     build_english(&one, 1);
     build_english(&two, 3);
     let (a, b) = (files_of(&one), files_of(&two));
-    assert_eq!(a.len(), 123, "three files for each of 41 slices");
+    assert_eq!(a.len(), 164, "four files for each of 41 slices");
     assert!(a == b, "tables differ between 1 and 3 threads");
 }
 

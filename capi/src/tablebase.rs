@@ -3,9 +3,9 @@
 use std::ffi::{CString, c_char, c_int};
 
 use damka::notation::{move_text, parse_fen};
-use damka::rules::{Position, Rules};
+use damka::rules::{Counters, Position, RuleSet, Rules};
 use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
-use damka::tablebase::{Outcome, ProbeError, TableError, Tablebase, Wdl};
+use damka::tablebase::{Outcome, ProbeError, RuleCategory, TableError, Tablebase, Wdl};
 use damka::with_rules;
 
 use crate::position::variant_of_name;
@@ -22,6 +22,7 @@ pub struct damka_tablebase {
 pub(crate) fn probe_failure(e: ProbeError) -> Failure {
     let status = match &e {
         ProbeError::NotCovered(_) => damka_status::DAMKA_ERR_NOT_COVERED,
+        ProbeError::NoRuleResults(_) => damka_status::DAMKA_ERR_NO_RULES,
         ProbeError::Table(TableError::Missing(_)) => damka_status::DAMKA_ERR_NO_TABLE,
         ProbeError::Table(_) => damka_status::DAMKA_ERR_TABLE,
     };
@@ -203,6 +204,62 @@ pub unsafe extern "C" fn damka_probe_dtc(
     })
 }
 
+/// A result under the move-count rules as a number: 2 win, 1 cursed win (won, but not
+/// within the counts), 0 draw, -1 blessed loss (lost, but drawn by the counts), -2 loss.
+fn category_number(c: RuleCategory) -> i32 {
+    match c {
+        RuleCategory::Win => 2,
+        RuleCategory::CursedWin => 1,
+        RuleCategory::Draw => 0,
+        RuleCategory::BlessedLoss => -1,
+        RuleCategory::Loss => -2,
+    }
+}
+
+/// `damka_move::rules` when the tables hold no rule results for the position.
+pub const DAMKA_NO_RULES: i32 = -9;
+
+/// The result of a FEN position under its variant's default draw rules (`docs/RULES.md`)
+/// with `quiet_plies` played without a capture or man move and `material_plies` since its
+/// material count started (0 and 0: just after a conversion). On `DAMKA_OK` `*category`
+/// is 2 win, 1 cursed win (won, but not within the counts), 0 draw, -1 blessed loss, -2
+/// loss. Tables built without rule results (no `.rules` file) give `DAMKA_ERR_NO_TABLE`;
+/// a material whose results need two counters `DAMKA_ERR_NO_RULES`; a negative count
+/// `DAMKA_ERR_ARGUMENT`.
+///
+/// # Safety
+/// As for `damka_probe_wdl`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn damka_probe_rules(
+    tb: *const damka_tablebase,
+    variant: *const c_char,
+    fen: *const c_char,
+    quiet_plies: c_int,
+    material_plies: c_int,
+    category: *mut c_int,
+) -> c_int {
+    guard(|| {
+        // Safety: the caller's guarantees are passed on.
+        let (tb, variant, fen, category) = unsafe { fen_args(tb, variant, fen, category)? };
+        let plies = |n: c_int| {
+            u32::try_from(n).map_err(|_| {
+                Failure::new(
+                    damka_status::DAMKA_ERR_ARGUMENT,
+                    format!("{n} plies: a count is 0 or more"),
+                )
+            })
+        };
+        let counters = Counters {
+            quiet: plies(quiet_plies)?,
+            material: plies(material_plies)?,
+        };
+        let rules = RuleSet::default_for(variant);
+        let c = with_rules!(variant, R => tb.probe_rules(&read_fen::<R>(fen)?, rules, counters));
+        *category = category_number(c.map_err(probe_failure)?);
+        Ok(())
+    })
+}
+
 /// One legal move with its perfect-play result.
 #[allow(non_camel_case_types)]
 #[repr(C)]
@@ -222,6 +279,10 @@ pub struct damka_move {
     pub to: u32,
     /// The pieces it takes (0 for a quiet move).
     pub captured: u64,
+    /// Its result for the side playing it under the variant's default draw rules, the
+    /// counters of the position being 0 (as `damka_probe_rules`: 2 win ... -2 loss), or
+    /// `DAMKA_NO_RULES` (-9) when the tables hold no rule results for the position.
+    pub rules: i32,
 }
 
 /// The legal moves of a position, best first: the fastest wins, then draws, then the
@@ -247,6 +308,11 @@ struct OwnedMoves {
 fn rated_list<R: Rules>(tb: &Tablebase, fen: &str) -> Result<OwnedMoves, Failure> {
     let pos = read_fen::<R>(fen)?;
     let rated = tb.rated_moves(&pos).map_err(probe_failure)?;
+    let ruled = match tb.rule_moves(&pos, RuleSet::default_for(R::VARIANT), Counters::default()) {
+        Ok(moves) => moves,
+        Err(ProbeError::Table(TableError::Missing(_)) | ProbeError::NoRuleResults(_)) => Vec::new(),
+        Err(e) => return Err(probe_failure(e)),
+    };
     let legal: Vec<_> = rated.iter().map(|r| r.mv.clone()).collect();
     let texts: Vec<CString> = (0..legal.len())
         .map(|i| CString::new(move_text(R::VARIANT, &legal, i)).unwrap_or_default())
@@ -261,6 +327,10 @@ fn rated_list<R: Rules>(tb: &Tablebase, fen: &str) -> Result<OwnedMoves, Failure
             from: r.mv.mv.from().bit() as u32,
             to: r.mv.mv.to().bit() as u32,
             captured: r.mv.mv.captured().0,
+            rules: ruled
+                .iter()
+                .find(|m| m.rated.mv == r.mv)
+                .map_or(DAMKA_NO_RULES, |m| category_number(m.category)),
         })
         .collect();
     Ok(OwnedMoves {

@@ -109,6 +109,18 @@ unsafe impl Send for Handle {}
 // Safety: as above.
 unsafe impl Sync for Handle {}
 
+/// The name `damka probe` prints for a rule category number.
+fn category_name(c: c_int) -> &'static str {
+    match c {
+        2 => "win",
+        1 => "cursed-win",
+        0 => "draw",
+        -1 => "blessed-loss",
+        -2 => "loss",
+        other => panic!("{other} is not a rule category"),
+    }
+}
+
 /// What `damka probe` prints, written from the answers of the C functions.
 fn c_probe_text(tb: &Handle, variant: Variant, fen: &str) -> Result<String, (c_int, String)> {
     let (v, f) = (c(variant.name()), c(fen));
@@ -123,11 +135,23 @@ fn c_probe_text(tb: &Handle, variant: Variant, fen: &str) -> Result<String, (c_i
     let mut dtw = -7;
     // Safety: as above.
     let code = unsafe { damka_probe_dtw(tb.0, v.as_ptr(), f.as_ptr(), &mut dtw) };
+    if code == 0 {
+        out.push_str(&format!("dtw {dtw}\n"));
+    }
+    let mut category = -7;
+    // Safety: as above.
+    let rules = unsafe { damka_probe_rules(tb.0, v.as_ptr(), f.as_ptr(), 0, 0, &mut category) };
+    let has_rules = rules == 0;
+    if has_rules {
+        out.push_str(&format!("rules {}\n", category_name(category)));
+    } else {
+        // Only where the tables hold no rule results (Russian kings on both sides).
+        assert_eq!(rules, damka_status::DAMKA_ERR_NO_RULES as c_int, "{fen}");
+    }
     match code {
         0 => {
             assert_ne!(wdl, 0, "{fen}: a distance for a draw");
             assert_eq!(dtw % 2, if wdl == 1 { 1 } else { 0 }, "{fen}: parity");
-            out.push_str(&format!("dtw {dtw}\n"));
             let mut dtc = -7;
             // Safety: as above.
             let code = unsafe { damka_probe_dtc(tb.0, v.as_ptr(), f.as_ptr(), &mut dtc) };
@@ -163,13 +187,20 @@ fn c_probe_text(tb: &Handle, variant: Variant, fen: &str) -> Result<String, (c_i
         match m.wdl {
             0 => {
                 assert_eq!(m.dtw, -1);
-                out.push_str(&format!("{text} draw\n"));
+                out.push_str(&format!("{text} draw"));
             }
             w => out.push_str(&format!(
-                "{text} {} {}\n",
+                "{text} {} {}",
                 if w == 1 { "win" } else { "loss" },
                 m.dtw
             )),
+        }
+        match has_rules {
+            true => out.push_str(&format!(" {}\n", category_name(m.rules))),
+            false => {
+                assert_eq!(m.rules, DAMKA_NO_RULES, "{fen}");
+                out.push('\n');
+            }
         }
     }
     // Safety: a list from damka_moves, freed once.
@@ -316,7 +347,10 @@ fn c_answers_equal_damka_probe_on_random_positions_of_every_variant() {
 fn first_position_is_a_win_in_61() {
     let tb = Handle::open(tables_dir());
     let text = c_probe_text(&tb, Variant::English, "W:WK19,K23:BK28,12").expect("probe");
-    assert!(text.starts_with("result win\ndtw 61\ndtc 17\n"), "{text}");
+    assert!(
+        text.starts_with("result win\ndtw 61\nrules win\ndtc 17\n"),
+        "{text}"
+    );
     assert_eq!(
         Ok(text),
         cli_probe_text(tables_dir(), Variant::English, "W:WK19,K23:BK28,12")

@@ -164,10 +164,13 @@ fn analyse_one(
     read: &ReadGame,
     variant: damka::Variant,
     margin: u16,
+    rules: &'static damka::RuleSet,
     search: Option<(&mut Engine, u32)>,
 ) -> Result<Analysis, AnalyseError> {
     match (search, tb) {
-        (None, Some(tb)) => with_rules!(variant, R => analyse_game::<R>(tb, &read.game, margin)),
+        (None, Some(tb)) => {
+            with_rules!(variant, R => analyse_game::<R>(tb, &read.game, margin, rules))
+        }
         (None, None) => Ok(Analysis::default()),
         (Some((engine, depth)), tb) => with_rules!(variant, R => {
             analyse_game_searched::<R>(tb, &read.game, margin, engine, depth)
@@ -218,7 +221,7 @@ fn process(
         engine.set_rules(rules);
     }
     let search = engine.as_mut().zip(args.depth);
-    match analyse_one(tb, &read, variant, args.margin, search) {
+    match analyse_one(tb, &read, variant, args.margin, rules, search) {
         Ok(analysis) => {
             let json = game_json(name, number, &read.game, &analysis);
             annotate(&mut read.game, &analysis);

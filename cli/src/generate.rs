@@ -44,6 +44,10 @@ pub struct Args {
     /// No progress bars and no per-slice lines.
     #[arg(long)]
     quiet: bool,
+    /// The draw rules whose results the rules files hold (default: the variant's first, as
+    /// `docs/RULES.md`). A directory holds one rule set's: build another into its own.
+    #[arg(long, value_name = "NAME")]
+    rules: Option<String>,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -60,6 +64,7 @@ fn jobs_of<R: Rules>(args: &Args) -> Vec<SliceJob> {
 
 fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
     let jobs = jobs_of::<R>(args);
+    let rules = super::rule_set(R::VARIANT, args.rules.as_deref())?;
     if args.plan {
         return print_out(&plan_text::<R>(&jobs));
     }
@@ -92,13 +97,14 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
     let mut reports: Vec<SliceReport> = Vec::new();
     let mut built_jobs = 0;
     for job in &jobs {
-        if job_done(&dir, R::VARIANT, job) {
+        if job_done(&dir, R::VARIANT, job, rules) {
             reports.extend(job.slices.iter().map(|&m| SliceReport {
                 material: m,
                 positions: SliceIndex::<R>::new(m).size(),
                 wdl_bytes: 0,
                 dtw_bytes: 0,
                 dtc_bytes: 0,
+                rules_bytes: 0,
                 skipped: true,
             }));
             continue;
@@ -111,7 +117,7 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
         let bar = progress_bar(args.quiet, job, positions);
         let job_start = Instant::now();
         let built = pool
-            .install(|| build_job::<R>(job, &tb, &Bar(bar.clone(), slice_names(job))))
+            .install(|| build_job::<R>(job, &tb, rules, &Bar(bar.clone(), slice_names(job))))
             .map_err(|e| CliError {
                 message: e.to_string(),
                 code: 1,
@@ -259,17 +265,18 @@ fn summary(reports: &[SliceReport], jobs: usize, seconds: f64) -> String {
     let wdl: u64 = built.iter().map(|r| r.wdl_bytes).sum();
     let dtw: u64 = built.iter().map(|r| r.dtw_bytes).sum();
     let dtc: u64 = built.iter().map(|r| r.dtc_bytes).sum();
+    let rules: u64 = built.iter().map(|r| r.rules_bytes).sum();
+    let all = wdl + dtw + dtc + rules;
     format!(
         "slices {} built in {jobs} jobs, {} already done\npositions {positions}\nseconds \
          {seconds:.2}\n\
-         positions per second {:.0}\nbytes {} (win/draw/loss {wdl}, distance {dtw}, to \
-         conversion {dtc})\n\
+         positions per second {:.0}\nbytes {all} (win/draw/loss {wdl}, distance {dtw}, to \
+         conversion {dtc}, rules {rules})\n\
          positions per byte {:.1} (win/draw/loss {:.1})\n",
         built.len(),
         reports.len() - built.len(),
         positions as f64 / seconds.max(1e-9),
-        wdl + dtw + dtc,
-        positions as f64 / (wdl + dtw + dtc).max(1) as f64,
+        positions as f64 / all.max(1) as f64,
         positions as f64 / wdl.max(1) as f64,
     )
 }

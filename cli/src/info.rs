@@ -25,13 +25,14 @@ struct Totals {
     wdl_bytes: u64,
     dtw_bytes: u64,
     dtc_bytes: u64,
+    rules_bytes: u64,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let dir = tables_dir(&args.tables);
     let tb = open(&dir, DEFAULT_CACHE_BYTES)?;
     let mut out = String::from(
-        "variant pieces slices positions stored wdl_bytes dtw_bytes dtc_bytes positions_per_wdl_byte\n",
+        "variant pieces slices positions stored wdl_bytes dtw_bytes dtc_bytes rules_bytes positions_per_wdl_byte\n",
     );
     for variant in variants(&dir, None) {
         let mut by_pieces: BTreeMap<u32, Totals> = BTreeMap::new();
@@ -53,16 +54,20 @@ pub fn run(args: Args) -> Result<(), CliError> {
             if let Ok(dtc) = tb.table(variant, m, FileKind::Dtc) {
                 t.dtc_bytes += file_len(dtc.path());
             }
+            if let Ok(rules) = tb.table(variant, m, FileKind::Rules) {
+                t.rules_bytes += file_len(rules.path());
+            }
         }
         for (pieces, t) in by_pieces {
             out.push_str(&format!(
-                "{variant} {pieces} {} {} {} {} {} {} {:.1}\n",
+                "{variant} {pieces} {} {} {} {} {} {} {} {:.1}\n",
                 t.slices,
                 t.positions,
                 t.stored,
                 t.wdl_bytes,
                 t.dtw_bytes,
                 t.dtc_bytes,
+                t.rules_bytes,
                 t.positions as f64 / t.wdl_bytes.max(1) as f64
             ));
         }

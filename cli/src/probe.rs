@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use damka::notation::diagram::text_diagram;
 use damka::notation::move_text;
-use damka::rules::{Position, Rules};
+use damka::rules::{Counters, Position, Rules};
 use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
 use damka::tablebase::{ProbeError, TableError, Wdl};
 use damka::with_rules;
@@ -20,6 +20,16 @@ pub struct Args {
     /// Tables directory (default: $DAMKA_TABLES, else `tables`).
     #[arg(long)]
     tables: Option<PathBuf>,
+    /// Draw rules of the `rules` line and the moves' categories (default: the variant's
+    /// first, as `docs/RULES.md`); the tables' rules files must hold them.
+    #[arg(long, value_name = "NAME")]
+    rules: Option<String>,
+    /// Plies already played without a conversion (capture or man move).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    quiet_plies: u32,
+    /// Plies already played since the material count of the position started.
+    #[arg(long, value_name = "M", default_value_t = 0)]
+    material_plies: u32,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -56,6 +66,11 @@ fn probe<R: Rules>(args: &Args) -> Result<(), CliError> {
             code: 1,
         });
     }
+    let rules = super::rule_set(R::VARIANT, args.rules.as_deref())?;
+    let counters = Counters {
+        quiet: args.quiet_plies,
+        material: args.material_plies,
+    };
     let tb = open(&dir, DEFAULT_CACHE_BYTES)?;
     let outcome = tb.probe_dtw(&pos).map_err(|e| probe_error(e, &pos, &dir))?;
     let rated = tb
@@ -69,6 +84,31 @@ fn probe<R: Rules>(args: &Args) -> Result<(), CliError> {
     out.push_str(&format!("result {}\n", outcome.wdl));
     if outcome.wdl != Wdl::Draw {
         out.push_str(&format!("dtw {}\n", outcome.dtw));
+    }
+    // Tables built before rule results, or a rule set they do not hold: say so, and go on.
+    let ruled = match tb.probe_rules(&pos, rules, counters) {
+        Ok(category) => {
+            out.push_str(&format!("rules {category}\n"));
+            let moves = tb
+                .rule_moves(&pos, rules, counters)
+                .map_err(|e| probe_error(e, &pos, &dir))?;
+            Some(moves)
+        }
+        Err(ProbeError::Table(TableError::Missing(path))) => {
+            eprintln!(
+                "note: no rule results: {} is not there (`{}` adds them)",
+                path.display(),
+                generate_command(R::VARIANT, pos.occupied().count(), &dir)
+            );
+            None
+        }
+        Err(e @ ProbeError::NoRuleResults(_)) => {
+            eprintln!("note: {e}");
+            None
+        }
+        Err(e) => return Err(probe_error(e, &pos, &dir)),
+    };
+    if outcome.wdl != Wdl::Draw {
         match tb.probe_dtc(&pos) {
             Ok(Some(dtc)) => out.push_str(&format!("dtc {dtc}\n")),
             Ok(None) => {}
@@ -84,9 +124,14 @@ fn probe<R: Rules>(args: &Args) -> Result<(), CliError> {
     for (i, r) in rated.iter().enumerate() {
         let text = move_text(R::VARIANT, &legal, i);
         match r.outcome.wdl {
-            Wdl::Draw => out.push_str(&format!("{text} draw\n")),
-            w => out.push_str(&format!("{text} {w} {}\n", r.outcome.dtw)),
+            Wdl::Draw => out.push_str(&format!("{text} draw")),
+            w => out.push_str(&format!("{text} {w} {}", r.outcome.dtw)),
         }
+        // The moves are listed in the plain order; each ends with its category.
+        if let Some(m) = ruled.iter().flatten().find(|m| m.rated.mv == r.mv) {
+            out.push_str(&format!(" {}", m.category));
+        }
+        out.push('\n');
     }
     print_out(&out)
 }

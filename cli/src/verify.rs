@@ -99,6 +99,11 @@ fn check<R: Rules>(tb: &Tablebase, m: Material) -> String {
         }) => format!(
             "bad index {index}: stored distance to conversion {stored}, moves give {expected}"
         ),
+        Ok(SliceCheck::BadRules {
+            index,
+            stored,
+            expected,
+        }) => format!("bad index {index}: stored rule result {stored}, moves give {expected}"),
         Ok(SliceCheck::Counts {
             kind,
             header,

@@ -1,9 +1,9 @@
 /*
  * probe.c: probe damka's endgame tables from C.
  *
- * Opens a tables directory, probes a position given as FEN (result, distance, every legal
- * move with its result, best first), then probes the same position from bitboards, the way
- * an engine would in its search.
+ * Opens a tables directory, probes a position given as FEN (result, distance, result under
+ * the move-count rules, every legal move with its results, best first), then probes the
+ * same position from bitboards, the way an engine would in its search.
  *
  *   cargo build --release -p damka-capi
  *   cc -o probe examples/c/probe.c -Iinclude -Ltarget/release -ldamka
@@ -19,6 +19,12 @@
 
 static const char *result_name(int wdl) {
     return wdl > 0 ? "win" : wdl < 0 ? "loss" : "draw";
+}
+
+/* A result under the move-count rules, as damka_probe_rules gives it (2 ... -2). */
+static const char *rule_name(int category) {
+    static const char *names[] = {"loss", "blessed-loss", "draw", "cursed-win", "win"};
+    return names[category + 2];
 }
 
 int main(int argc, char **argv) {
@@ -51,6 +57,12 @@ int main(int argc, char **argv) {
         damka_close(tb);
         return 1;
     }
+    /* The result under the variant's default move-count rules, the counts just started
+       (tables built without rule results have none: nothing is printed). */
+    int category;
+    int has_rules = damka_probe_rules(tb, variant, fen, 0, 0, &category) == DAMKA_OK;
+    if (has_rules)
+        printf("rules %s\n", rule_name(category));
     /* Plies to the next capture or man's move, the winner hastening to one that keeps the
        win (a draw has none either). */
     int dtc;
@@ -73,9 +85,12 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < moves->len; i++) {
         const damka_move *m = &moves->moves[i];
         if (m->wdl == 0)
-            printf("%s draw\n", m->text);
+            printf("%s draw", m->text);
         else
-            printf("%s %s %d\n", m->text, result_name(m->wdl), m->dtw);
+            printf("%s %s %d", m->text, result_name(m->wdl), m->dtw);
+        if (has_rules && m->rules != DAMKA_NO_RULES)
+            printf(" %s", rule_name(m->rules));
+        printf("\n");
     }
     damka_move_list_free(moves);
 

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use damka::notation::movetext::{full_path_text, sort_moves};
 use damka::notation::{move_text, parse_fen};
-use damka::rules::{self, Position, Rules, Variant};
+use damka::rules::{self, Counters, Position, RuleSet, Rules, Variant};
 use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
 use damka::tablebase::{Outcome, ProbeError, Wdl};
 use damka::with_rules;
@@ -43,6 +43,7 @@ fn probe_error(e: ProbeError) -> PyErr {
     match e {
         ProbeError::Table(_) => TablebaseError::new_err(e.to_string()),
         ProbeError::NotCovered(_) => PyValueError::new_err(e.to_string()),
+        ProbeError::NoRuleResults(_) => TablebaseError::new_err(e.to_string()),
     }
 }
 
@@ -94,6 +95,35 @@ impl Tablebase {
         let pos = position::<R>(fen)?;
         py.detach(|| self.inner.probe_dtc(&pos))
             .map_err(probe_error)
+    }
+
+    fn rule_moves_as<R: Rules>(
+        &self,
+        py: Python<'_>,
+        fen: &str,
+        counters: Counters,
+    ) -> PyResult<(&'static str, Vec<(String, &'static str)>)> {
+        let pos = position::<R>(fen)?;
+        let rules = RuleSet::default_for(R::VARIANT);
+        py.detach(|| {
+            let category = self.inner.probe_rules(&pos, rules, counters)?;
+            let moves = self.inner.rule_moves(&pos, rules, counters)?;
+            let legal: Vec<_> = self
+                .inner
+                .rated_moves(&pos)?
+                .into_iter()
+                .map(|r| r.mv)
+                .collect();
+            let named = moves
+                .iter()
+                .map(|m| {
+                    let i = legal.iter().position(|l| *l == m.rated.mv).unwrap_or(0);
+                    (move_text(R::VARIANT, &legal, i), m.category.name())
+                })
+                .collect();
+            Ok((category.name(), named))
+        })
+        .map_err(probe_error)
     }
 
     fn moves_as<R: Rules>(
@@ -169,6 +199,53 @@ impl Tablebase {
     /// `probe_wdl` (`damka.TablebaseError` also for tables built without `.dtc` files).
     fn probe_dtc(&self, py: Python<'_>, variant: &str, fen: &str) -> PyResult<Option<u16>> {
         with_rules!(parse_variant(variant)?, R => self.probe_dtc_as::<R>(py, fen))
+    }
+
+    /// The result of `fen` under its variant's default draw rules (`docs/RULES.md`), with
+    /// `quiet_plies` played without a capture or man move and `material_plies` since its
+    /// material count started: `"win"`, `"cursed-win"` (won, but not within the counts),
+    /// `"draw"`, `"blessed-loss"` or `"loss"`. Raises `damka.TablebaseError` for tables
+    /// without rule results (or a material whose results need two counters), else like
+    /// `probe_wdl`.
+    #[pyo3(signature = (variant, fen, quiet_plies=0, material_plies=0))]
+    fn probe_rules(
+        &self,
+        py: Python<'_>,
+        variant: &str,
+        fen: &str,
+        quiet_plies: u32,
+        material_plies: u32,
+    ) -> PyResult<&'static str> {
+        let counters = Counters {
+            quiet: quiet_plies,
+            material: material_plies,
+        };
+        with_rules!(parse_variant(variant)?, R => {
+            let pos = position::<R>(fen)?;
+            let rules = RuleSet::default_for(R::VARIANT);
+            py.detach(|| self.inner.probe_rules(&pos, rules, counters))
+                .map(|c| c.name())
+                .map_err(probe_error)
+        })
+    }
+
+    /// The result of `fen` under the default draw rules (as `probe_rules`) and every legal
+    /// move with its category for the side playing it, best under the rules first (wins
+    /// fastest to convert first): `("win", [(move, category), ...])`.
+    #[pyo3(signature = (variant, fen, quiet_plies=0, material_plies=0))]
+    fn rule_moves(
+        &self,
+        py: Python<'_>,
+        variant: &str,
+        fen: &str,
+        quiet_plies: u32,
+        material_plies: u32,
+    ) -> PyResult<(&'static str, Vec<(String, &'static str)>)> {
+        let counters = Counters {
+            quiet: quiet_plies,
+            material: material_plies,
+        };
+        with_rules!(parse_variant(variant)?, R => self.rule_moves_as::<R>(py, fen, counters))
     }
 
     /// Every legal move of `fen` with its result, best first: `[(move, wdl, dtw), ...]`.

@@ -64,9 +64,8 @@ def tb(tables_dir):
     return damka.Tablebase(tables_dir)
 
 
-def cli_probe(damka_bin, tables_dir, variant, fen):
-    """`damka probe`'s answer in the Python API's shape: (wdl, dtw, dtc, moves), or the exit
-    code and stderr line when it fails."""
+def probe_output(damka_bin, tables_dir, variant, fen):
+    """`damka probe`'s stdout lines, or the exit code and stderr line when it fails."""
     run = subprocess.run(
         [damka_bin, "probe", "--variant", variant, "--fen", fen, "--tables", tables_dir],
         capture_output=True,
@@ -74,17 +73,40 @@ def cli_probe(damka_bin, tables_dir, variant, fen):
     )
     if run.returncode != 0:
         return run.returncode, run.stderr.strip()
+    return run.stdout.splitlines()
+
+
+def cli_probe(damka_bin, tables_dir, variant, fen):
+    """`damka probe`'s answer in the Python API's shape: (wdl, dtw, dtc, moves), or the exit
+    code and stderr line when it fails (its rule results: `cli_rules`)."""
+    lines = probe_output(damka_bin, tables_dir, variant, fen)
+    if isinstance(lines, tuple):
+        return lines
     numbers = {"win": 1, "draw": 0, "loss": -1}
-    lines = run.stdout.splitlines()
     wdl = numbers[lines[0].removeprefix("result ")]
-    rest = lines[1:]
     dtw = dtc = None
-    if wdl != 0:
-        dtw = int(rest[0].removeprefix("dtw "))
-        dtc = int(rest[1].removeprefix("dtc "))
-        rest = rest[2:]
     moves = []
-    for line in rest:
-        words = line.split()
-        moves.append((words[0], numbers[words[1]], int(words[2]) if len(words) > 2 else None))
+    for line in lines[1:]:
+        if line.startswith("dtw "):
+            dtw = int(line.removeprefix("dtw "))
+        elif line.startswith("dtc "):
+            dtc = int(line.removeprefix("dtc "))
+        elif not line.startswith("rules "):
+            words = line.split()
+            dist = int(words[2]) if words[1] != "draw" else None
+            moves.append((words[0], numbers[words[1]], dist))
     return wdl, dtw, dtc, moves
+
+
+def cli_rules(damka_bin, tables_dir, variant, fen):
+    """`damka probe`'s rule results: (category, {move: category}), or None without them."""
+    lines = probe_output(damka_bin, tables_dir, variant, fen)
+    rules = [line.removeprefix("rules ") for line in lines if line.startswith("rules ")]
+    if not rules:
+        return None
+    moves = {}
+    for line in lines[1:]:
+        if not line.startswith(("dtw ", "dtc ", "rules ")):
+            words = line.split()
+            moves[words[0]] = words[-1]
+    return rules[0], moves

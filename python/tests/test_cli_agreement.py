@@ -6,7 +6,7 @@ import random
 import pytest
 
 import damka
-from conftest import cli_probe
+from conftest import cli_probe, cli_rules
 from helpers import random_positions
 
 POSITIONS = 30
@@ -31,6 +31,15 @@ def test_python_answers_equal_damka_probe(tb, damka_bin, tables_dir, variant):
         dtc = tb.probe_dtc(variant, fen)
         moves = tb.moves(variant, fen)
         assert cli_probe(damka_bin, tables_dir, variant, fen) == (wdl, dtw, dtc, moves), fen
+        try:
+            category, ruled = tb.rule_moves(variant, fen)
+        except damka.TablebaseError as e:
+            # Russian kings on both sides: no rule results, and no `rules` line.
+            assert variant == "russian" and "two counters" in str(e), (fen, e)
+            assert cli_rules(damka_bin, tables_dir, variant, fen) is None, fen
+        else:
+            assert tb.probe_rules(variant, fen) == category, fen
+            assert cli_rules(damka_bin, tables_dir, variant, fen) == (category, dict(ruled)), fen
         assert (dtc is None) == (dtw is None) and (dtc is None or dtc <= dtw), fen
         if moves:
             assert moves[0][1:] == (wdl, dtw), fen

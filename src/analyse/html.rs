@@ -16,7 +16,7 @@ use super::{Analysis, Class, Ply, Stop};
 use crate::notation::parse_fen;
 use crate::pdn::Game;
 use crate::rules::{Color, Variant};
-use crate::tablebase::{Outcome, Wdl};
+use crate::tablebase::{Outcome, RuleCategory, Wdl};
 use crate::with_rules;
 
 /// One analysed game, as the page shows it.
@@ -265,6 +265,21 @@ fn moment(out: &mut String, variant: Variant, ply: &Ply) {
         Class::Slower => "Still wins, but slower",
         _ => "",
     };
+    // A result the move-count rules draw says by which count.
+    let by_rule = ply
+        .rules
+        .as_ref()
+        .filter(|r| matches!(r.after, RuleCategory::CursedWin | RuleCategory::BlessedLoss))
+        .map(|r| format!(" by the {}", escape(r.count)))
+        .unwrap_or_default();
+    let change = match change.is_empty() {
+        true => String::new(),
+        false => format!("{change}{by_rule}"),
+    };
+    let after = match by_rule.is_empty() {
+        true => result_words(ply.side, ply.after),
+        false => format!("{} (drawn{by_rule})", result_words(ply.side, ply.after)),
+    };
     let played_class = if ply.class.is_mistake() {
         "bad"
     } else {
@@ -284,7 +299,7 @@ fn moment(out: &mut String, variant: Variant, ply: &Ply) {
         capitalized(ply.side),
         escape(&ply.played),
         ply.class.strength().unwrap_or(""),
-        result_words(ply.side, ply.after),
+        after,
         escape(&ply.best.join(", ")),
         result_words(ply.side, ply.before),
         line.join(" ")

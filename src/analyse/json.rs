@@ -4,7 +4,8 @@
 //! `{"file", "game", "tags": {name: value}, "first_table_position": FEN or null,
 //! "theoretical_result": {"side", "wdl", "dtw"} or null, "plies": [...]}`, each ply
 //! `{"number", "depth", "side", "move", "fen", "before": {"wdl", "dtw"}, "after": {"wdl",
-//! "dtw"}, "class", "best": [moves], "line": [moves]}`. Outcomes are for the side to move before the
+//! "dtw"}, "rules": {"before", "after", "count"} or null, "class", "best": [moves], "line":
+//! [moves]}`. Outcomes are for the side to move before the
 //! move (`before`) and for the side that played it (`after`). With engine searches
 //! (`--depth`), two more fields follow: `"search_depth"` and `"evaluated": [...]`, each
 //! `{"number", "depth", "side", "move", "fen", "eval": {"score", "cp", "result", "plies",
@@ -42,10 +43,22 @@ fn list(items: &[String]) -> String {
     format!("[{}]", inner.join(","))
 }
 
+fn rules(p: &Ply) -> String {
+    match &p.rules {
+        None => "null".to_string(),
+        Some(r) => format!(
+            "{{\"before\":\"{}\",\"after\":\"{}\",\"count\":{}}}",
+            r.before,
+            r.after,
+            json_string(r.count)
+        ),
+    }
+}
+
 fn ply(p: &Ply) -> String {
     format!(
         "{{\"number\":{},\"depth\":{},\"side\":\"{}\",\"move\":{},\"fen\":{},\"before\":{},\"after\":{},\
-         \"class\":\"{}\",\"best\":{},\"line\":{}}}",
+         \"rules\":{},\"class\":\"{}\",\"best\":{},\"line\":{}}}",
         json_string(&p.number.to_string()),
         p.depth,
         p.side.name(),
@@ -53,6 +66,7 @@ fn ply(p: &Ply) -> String {
         json_string(&p.fen),
         outcome(p.before),
         outcome(p.after),
+        rules(p),
         p.class.name(),
         list(&p.best),
         list(&p.line)
@@ -97,8 +111,11 @@ fn evaluated(e: &Evaluated) -> String {
 /// result is for the side to move at the first table position (of the main line). Each ply (a
 /// move played from a table position, main line and variations in tree order) is
 /// `{"number": "12...", "depth", "side", "move", "fen", "before": {"wdl", "dtw"},
-/// "after": {"wdl", "dtw"}, "class", "best": [moves], "line": [moves]}`: `depth` is 0 in the
-/// main line, 1 in a variation of it, and so on; `before` is for the
+/// "after": {"wdl", "dtw"}, "rules", "class", "best": [moves], "line": [moves]}`: `depth` is
+/// 0 in the main line, 1 in a variation of it, and so on; `rules` the results under the draw
+/// rules with the game's counters (`win`, `cursed-win`, `draw`, `blessed-loss`, `loss`,
+/// before and after, and the count that runs out first after the move), null where the
+/// tables hold none; `before` is for the
 /// side to move before the move, `after` for the side that played it; `class` is a
 /// [`Class`](super::Class) name; `line` is the perfect-play line, given for mistakes only.
 /// `wdl` is `win`, `draw` or `loss`, `dtw` the distance in plies (0 for a draw).

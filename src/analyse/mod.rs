@@ -22,9 +22,9 @@ use std::sync::atomic::AtomicBool;
 
 use crate::notation::{move_text, parse_fen, parse_move, write_fen};
 use crate::pdn::{Game, Line, MoveNode, MoveNumber, Node, Tag, setup_fen};
-use crate::rules::{Color, LegalMove, Position, Rules, Square, legal_moves};
+use crate::rules::{Color, Counters, LegalMove, Position, RuleSet, Rules, Square, legal_moves};
 use crate::search::{Engine, Limits, Score, line_text};
-use crate::tablebase::{Outcome, ProbeError, RatedMove, Tablebase, Wdl};
+use crate::tablebase::{Outcome, ProbeError, RatedMove, RuleCategory, RuleMove, Tablebase, Wdl};
 
 /// How far along a best line the annotation goes, in plies.
 pub const LINE_PLIES: usize = 20;
@@ -121,8 +121,23 @@ pub struct Ply {
     /// Every move keeping the best result at the shortest distance, in notation order.
     pub best: Vec<String>,
     /// For a mistake: the perfect-play line from the position before the move (up to
-    /// [`LINE_PLIES`] plies or the end of the game); empty otherwise.
+    /// [`LINE_PLIES`] plies or the end of the game), under the draw rules where the tables
+    /// hold their results; empty otherwise.
     pub line: Vec<String>,
+    /// The results under the draw rules, where the tables hold them for the position.
+    pub rules: Option<RulePly>,
+}
+
+/// A move's results under the draw rules the game is judged by, with the game's counters:
+/// where the tables hold them, they decide the move's [`Class`] and its best moves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RulePly {
+    /// The result for the side to move before the move.
+    pub before: RuleCategory,
+    /// The result the move leads to, for the side that played it.
+    pub after: RuleCategory,
+    /// The count that runs out first after the move (`16-move rule`).
+    pub count: &'static str,
 }
 
 /// What the engine says of a position outside the tables, after a search of fixed depth.
@@ -217,6 +232,11 @@ pub struct Analysis {
     pub after: Vec<Option<Outcome>>,
     /// The verdict for the side to move of the start position, `None` outside the tables.
     pub start: Option<Outcome>,
+    /// The result under the draw rules for the side to move of the position after each
+    /// move, in tree order, with the line's counters; `None` where the tables hold none.
+    pub after_rules: Vec<Option<RuleCategory>>,
+    /// The same for the start position (counters at 0).
+    pub start_rules: Option<RuleCategory>,
     /// The moves played from table positions, in tree order.
     pub plies: Vec<Ply>,
     /// The depth of the engine searches, when the analysis had them
@@ -307,6 +327,61 @@ pub fn best_line<R: Rules>(
     Ok(line)
 }
 
+/// The perfect-play line from `pos` (counters `c`) under `rules`: the best move under the
+/// rules at each step, up to `plies` plies or the end of the game.
+pub fn best_rule_line<R: Rules>(
+    tb: &Tablebase,
+    pos: &Position<R>,
+    rules: &RuleSet,
+    mut c: Counters,
+    plies: usize,
+) -> Result<Vec<String>, ProbeError> {
+    let mut pos = *pos;
+    let mut line = Vec::new();
+    while line.len() < plies {
+        let moves = tb.rule_moves(&pos, rules, c)?;
+        let Some(first) = moves.first() else { break };
+        let rated: Vec<RatedMove> = moves.iter().map(|m| m.rated.clone()).collect();
+        line.push(rated_texts::<R>(&rated).swap_remove(0));
+        pos = pos.play(&first.rated.mv.mv);
+        c = first.counters;
+    }
+    Ok(line)
+}
+
+/// Classifies the move `moves[at]` under the rules (`moves` best under the rules first), as
+/// [`classify`] does with the plain results: a win under the rules lost, a draw under them
+/// lost, the only move keeping the result, a win kept more slowly.
+fn classify_rules(moves: &[RuleMove], at: usize, margin: u16) -> Class {
+    use RuleCategory::{Loss, Win};
+    let (best, after) = (moves[0].category, moves[at].category);
+    let keeping = |keeps: &dyn Fn(RuleCategory) -> bool| {
+        moves.iter().filter(|m| keeps(m.category)).count() == 1 && moves.len() > 1
+    };
+    match (best, after) {
+        (Win, Loss) => Class::WinToLoss,
+        (Win, a) if a != Win => Class::WinToDraw,
+        (b, Loss) if b != Loss => Class::DrawToLoss,
+        (Win, _) => {
+            let fastest = moves
+                .iter()
+                .filter(|m| m.category == Win)
+                .map(|m| m.rated.outcome.dtw)
+                .min()
+                .unwrap_or(0);
+            if keeping(&|c| c == Win) {
+                Class::Only
+            } else if moves[at].rated.outcome.dtw > fastest.saturating_add(margin) {
+                Class::Slower
+            } else {
+                Class::Keeps
+            }
+        }
+        (b, _) if b != Loss && keeping(&|c| c != Loss) => Class::Only,
+        _ => Class::Keeps,
+    }
+}
+
 /// Classifies a move leading to `after` from a position whose rated moves are `rated`.
 fn classify(rated: &[RatedMove], after: Outcome, margin: u16) -> Class {
     let best = rated[0].outcome;
@@ -380,6 +455,8 @@ impl<R: Rules> Place<R> {
 /// One game's analysis in progress.
 struct Walk<'a> {
     tb: Option<&'a Tablebase>,
+    /// The draw rules the game is judged by, where the tables hold their results.
+    rules: &'static RuleSet,
     margin: u16,
     /// The engine and the depth it searches positions outside the tables to.
     search: Option<(&'a mut Engine, u32)>,
@@ -418,6 +495,15 @@ impl Walk<'_> {
             .before
             .extend(std::iter::repeat_n(None, moves));
         self.analysis.after.extend(std::iter::repeat_n(None, moves));
+        self.analysis
+            .after_rules
+            .extend(std::iter::repeat_n(None, moves));
+    }
+
+    /// The moves of `p` (counters `c`) under the rules, best first; `None` where the tables
+    /// hold no rule results for it.
+    fn rule_moves<R: Rules>(&self, p: &Position<R>, c: Counters) -> Option<Vec<RuleMove>> {
+        self.tb?.rule_moves(p, self.rules, c).ok()
     }
 
     /// Analyses a line from `place`, and its variations, at `depth`. `history` holds the
@@ -522,6 +608,12 @@ impl Walk<'_> {
         let verdict = verdict.filter(|_| rated.is_some());
         let index = self.analysis.before.len();
         self.analysis.before.push(verdict);
+        let counters = *self
+            .rules
+            .game_counters(history)
+            .last()
+            .expect("a line has a position");
+        let mut after_rules = None;
         if let (Some(before), Some(rated), Some(tb)) = (verdict, rated, self.tb) {
             if depth == 0 && self.analysis.first.is_none() {
                 self.analysis.first = Some((write_fen(p), p.side_to_move(), before));
@@ -532,17 +624,62 @@ impl Walk<'_> {
                 .position(|r| r.mv.mv == found.mv)
                 .ok_or_else(|| AnalyseError::Replay(format!("move {number} not rated")))?;
             let after = rated[at].outcome;
-            let class = classify(&rated, after, self.margin);
-            let best = rated
-                .iter()
-                .zip(&texts)
-                .take_while(|(r, _)| r.outcome == rated[0].outcome)
-                .map(|(_, t)| t.clone())
-                .collect();
-            let line = if class.is_mistake() {
-                best_line(tb, p, LINE_PLIES).unwrap_or_default()
-            } else {
-                Vec::new()
+            let text_of = |m: &RatedMove| {
+                let i = rated.iter().position(|r| r.mv == m.mv).unwrap_or(0);
+                texts[i].clone()
+            };
+            let ruled = self.rule_moves(p, counters).filter(|m| !m.is_empty());
+            let (class, best, line, rules) = match &ruled {
+                Some(moves) => {
+                    let i = moves
+                        .iter()
+                        .position(|m| m.rated.mv.mv == found.mv)
+                        .ok_or_else(|| AnalyseError::Replay(format!("move {number} not rated")))?;
+                    let class = classify_rules(moves, i, self.margin);
+                    let first = &moves[0];
+                    let best = moves
+                        .iter()
+                        .take_while(|m| {
+                            (m.category, m.plies, m.rated.outcome)
+                                == (first.category, first.plies, first.rated.outcome)
+                        })
+                        .map(|m| text_of(&m.rated))
+                        .collect();
+                    let line = match class.is_mistake() {
+                        true => best_rule_line(tb, p, self.rules, counters, LINE_PLIES)
+                            .unwrap_or_default(),
+                        false => Vec::new(),
+                    };
+                    let next = p.play(&found.mv);
+                    let count = self
+                        .rules
+                        .binding_count(&next, moves[i].counters)
+                        .map_or("", |(_, name)| name);
+                    let before = tb
+                        .probe_rules(p, self.rules, counters)
+                        .unwrap_or(first.category);
+                    after_rules = Some(moves[i].category.flip());
+                    let rules = RulePly {
+                        before,
+                        after: moves[i].category,
+                        count,
+                    };
+                    (class, best, line, Some(rules))
+                }
+                None => {
+                    let class = classify(&rated, after, self.margin);
+                    let best = rated
+                        .iter()
+                        .zip(&texts)
+                        .take_while(|(r, _)| r.outcome == rated[0].outcome)
+                        .map(|(_, t)| t.clone())
+                        .collect();
+                    let line = match class.is_mistake() {
+                        true => best_line(tb, p, LINE_PLIES).unwrap_or_default(),
+                        false => Vec::new(),
+                    };
+                    (class, best, line, None)
+                }
             };
             self.analysis.plies.push(Ply {
                 index,
@@ -557,6 +694,7 @@ impl Walk<'_> {
                 class,
                 best,
                 line,
+                rules,
             });
         } else if let Some((engine, searched)) = self.search.as_mut() {
             // A variation starting here stands where the move it replaces stood: same
@@ -592,6 +730,13 @@ impl Walk<'_> {
         let next = p.play(&found.mv);
         let verdict = lookup(self.tb, &next);
         self.analysis.after.push(verdict);
+        if after_rules.is_none() && verdict.is_some() {
+            let c = self.rules.next(p, counters, &next);
+            after_rules = self
+                .tb
+                .and_then(|tb| tb.probe_rules(&next, self.rules, c).ok());
+        }
+        self.analysis.after_rules.push(after_rules);
         if let Some(v) = verdict.filter(|_| depth == 0 && self.analysis.first.is_none()) {
             self.analysis.first = Some((write_fen(&next), next.side_to_move(), v));
         }
@@ -618,8 +763,9 @@ pub fn analyse_game<R: Rules>(
     tb: &Tablebase,
     game: &Game,
     margin: u16,
+    rules: &'static RuleSet,
 ) -> Result<Analysis, AnalyseError> {
-    walk_game::<R>(Some(tb), game, margin, None)
+    walk_game::<R>(Some(tb), game, margin, rules, None)
 }
 
 /// As [`analyse_game`], and moreover every position outside the tables from which a move is
@@ -641,19 +787,22 @@ pub fn analyse_game_searched<R: Rules>(
     depth: u32,
 ) -> Result<Analysis, AnalyseError> {
     engine.new_game();
-    walk_game::<R>(tb, game, margin, Some((engine, depth)))
+    let rules = engine.rules(R::VARIANT);
+    walk_game::<R>(tb, game, margin, rules, Some((engine, depth)))
 }
 
 fn walk_game<R: Rules>(
     tb: Option<&Tablebase>,
     game: &Game,
     margin: u16,
+    rules: &'static RuleSet,
     search: Option<(&mut Engine, u32)>,
 ) -> Result<Analysis, AnalyseError> {
     let first = start::<R>(game)?;
     let search_depth = search.as_ref().map(|(_, d)| *d);
     let mut walk = Walk {
         tb,
+        rules,
         margin,
         search,
         analysis: Analysis {
@@ -662,6 +811,11 @@ fn walk_game<R: Rules>(
         },
     };
     walk.analysis.start = lookup(tb, &first);
+    walk.analysis.start_rules = walk
+        .analysis
+        .start
+        .and(tb)
+        .and_then(|tb| tb.probe_rules(&first, rules, Counters::default()).ok());
     if let Some(v) = walk.analysis.start {
         walk.analysis.first = Some((write_fen(&first), first.side_to_move(), v));
     }
@@ -701,8 +855,28 @@ fn wdl_word(w: Wdl) -> &'static str {
     }
 }
 
+/// `W31 cursed`: a verdict as the `[%tb]` command writes it, with the word for a result the
+/// move-count rules make a draw (`cursed` win, `blessed` loss).
+pub fn verdict_with_rules(o: Outcome, rules: Option<RuleCategory>) -> String {
+    match rules {
+        Some(RuleCategory::CursedWin) => format!("{} cursed", verdict_code(o)),
+        Some(RuleCategory::BlessedLoss) => format!("{} blessed", verdict_code(o)),
+        _ => verdict_code(o),
+    }
+}
+
+/// The word for a result under the rules: `Win`, `Draw` (cursed and blessed too), `Loss`.
+fn rule_word(c: RuleCategory) -> &'static str {
+    match c {
+        RuleCategory::Win => "Win",
+        RuleCategory::Loss => "Loss",
+        _ => "Draw",
+    }
+}
+
 /// The sentence saying what a mistake or slow move changed: `Win -> Draw. Best was 27-31,
-/// White wins in 9 plies.`
+/// White wins in 9 plies.` A result the move-count rules change says by which:
+/// `Win -> Draw by the 16-move rule.`
 pub fn describe(ply: &Ply) -> String {
     let best = ply.best.first().map_or("?", String::as_str);
     let outcome = match ply.before.wdl {
@@ -718,6 +892,18 @@ pub fn describe(ply: &Ply) -> String {
         return format!(
             "Still wins, in {} plies; best was {best}, winning in {}.",
             ply.after.dtw, ply.before.dtw
+        );
+    }
+    if let Some(r) = &ply.rules {
+        let by_rule = matches!(r.after, RuleCategory::CursedWin | RuleCategory::BlessedLoss);
+        let by = match by_rule && !r.count.is_empty() {
+            true => format!(" by the {}", r.count),
+            false => String::new(),
+        };
+        return format!(
+            "{} -> {}{by}. Best was {best}, {outcome}.",
+            rule_word(r.before),
+            rule_word(r.after)
         );
     }
     format!(
@@ -814,9 +1000,10 @@ pub fn annotate(game: &mut Game, analysis: &Analysis) {
     let mut index = 0;
     annotate_line(&mut game.moves, &marks, &mut index);
     if let Some(o) = analysis.start {
+        let code = verdict_with_rules(o, analysis.start_rules);
         game.moves
             .nodes
-            .insert(0, Node::Comment(format!("[%tb {}]", verdict_code(o))));
+            .insert(0, Node::Comment(format!("[%tb {code}]")));
     } else if let Some(e) = start_eval {
         game.moves
             .nodes
@@ -963,8 +1150,9 @@ fn annotate_line(line: &mut Line, marks: &Marks<'_>, index: &mut usize) {
         }
         nodes.push(Node::Move(m));
         let next = marks.analysis.after.get(this).copied().flatten();
+        let next_rules = marks.analysis.after_rules.get(this).copied().flatten();
         let mut comment = match (next, evals_after[n]) {
-            (Some(o), _) => Some(format!("[%tb {}]", verdict_code(o))),
+            (Some(o), _) => Some(format!("[%tb {}]", verdict_with_rules(o, next_rules))),
             (None, Some(e)) => Some(eval_comment(&e.eval, e.side)),
             (None, None) => None,
         };
@@ -1041,6 +1229,10 @@ fn own_comment(comment: &str) -> Option<bool> {
         Some(r) => {
             let end = r.find(']')?;
             let code = &r[..end];
+            let code = code
+                .strip_suffix(" cursed")
+                .or_else(|| code.strip_suffix(" blessed"))
+                .unwrap_or(code);
             let valid = code == "D"
                 || (code.len() > 1
                     && code.starts_with(['W', 'L'])
@@ -1054,9 +1246,18 @@ fn own_comment(comment: &str) -> Option<bool> {
     };
     if rest.is_empty() || (rest.starts_with("Still wins, in ") && rest.contains("; best was ")) {
         Some(false)
-    } else if ["Win -> Draw. ", "Win -> Loss. ", "Draw -> Loss. "]
+    } else if ["Win -> Draw", "Win -> Loss", "Draw -> Loss"]
         .iter()
-        .any(|p| rest.starts_with(p) && rest[p.len()..].starts_with("Best was "))
+        .any(|p| {
+            rest.strip_prefix(p).is_some_and(|r| {
+                // `. Best was`, or `by the 16-move rule. Best was`.
+                let r = match r.strip_prefix(" by the ") {
+                    Some(by) => by.find(". ").map_or("", |at| &by[at..]),
+                    None => r,
+                };
+                r.starts_with(". Best was ")
+            })
+        })
     {
         Some(!rest.ends_with(SHOWN_SUFFIX))
     } else {
@@ -1188,10 +1389,30 @@ mod tests {
             class: Class::WinToDraw,
             best: vec!["27-31".into()],
             line: Vec::new(),
+            rules: None,
         };
         assert_eq!(
             describe(&ply),
             "Win -> Draw. Best was 27-31, White wins in 9 plies."
+        );
+        // A win the move-count rules draw after the move says by which count.
+        let mut ruled = ply.clone();
+        ruled.after = Outcome::win(31);
+        ruled.rules = Some(RulePly {
+            before: RuleCategory::Win,
+            after: RuleCategory::CursedWin,
+            count: "16-move rule",
+        });
+        let text = describe(&ruled);
+        assert_eq!(
+            text,
+            "Win -> Draw by the 16-move rule. Best was 27-31, White wins in 9 plies."
+        );
+        assert_eq!(own_comment(&text), Some(true));
+        assert_eq!(own_comment("[%tb W31 cursed]"), Some(false));
+        assert_eq!(
+            verdict_with_rules(Outcome::loss(30), Some(RuleCategory::BlessedLoss)),
+            "L30 blessed"
         );
         ply.after = Outcome::win(21);
         ply.class = Class::Slower;

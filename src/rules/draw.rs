@@ -93,6 +93,23 @@ impl MaterialClass {
     }
 }
 
+/// The count that decides a material's results under a rule set ([`RuleSet::governing`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Governing {
+    /// The quiet count, of these plies (`None`: no count runs).
+    Quiet(Option<u32>),
+    /// Material count number `index` of [`RuleSet::material`], of `plies`.
+    Material {
+        /// Its place in [`RuleSet::material`].
+        index: usize,
+        /// Its plies.
+        plies: u32,
+    },
+    /// A material count longer than the quiet count, both running (Russian (c)): a
+    /// position's result depends on both counters.
+    Both,
+}
+
 /// A count of plies from when a material arose.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct MaterialRule {
@@ -256,7 +273,7 @@ impl fmt::Display for UnknownRuleSet {
 impl std::error::Error for UnknownRuleSet {}
 
 /// The draw counters of one position of a game.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Counters {
     /// Plies since the last capture or man move.
     pub quiet: u32,
@@ -304,6 +321,58 @@ impl RuleSet {
             .enumerate()
             .find(|(_, r)| r.class.covers(a, b))
             .map(|(i, r)| (i, *r))
+    }
+
+    /// The count that decides the results of a material (the sides in either order) at
+    /// the counters a game can reach: a material count starts with the quiet count (both at
+    /// a capture or a man move), so it is never behind it and runs out first when it is
+    /// the shorter.
+    pub fn governing(&self, a: SideMaterial, b: SideMaterial) -> Governing {
+        match (self.material_rule(a, b), self.quiet) {
+            (Some((index, r)), q) if q.is_none_or(|q| r.plies <= q.plies) => Governing::Material {
+                index,
+                plies: r.plies,
+            },
+            (Some(_), _) => Governing::Both,
+            (None, q) => Governing::Quiet(q.map(|q| q.plies)),
+        }
+    }
+
+    /// Whether the governing count of material `before` goes on through a move that leaves
+    /// material `after` (the sides in the same order), `conversion` when the move is a
+    /// capture or a man's: false when the count starts again. Without any count the
+    /// distance is counted through every move.
+    pub fn carries(
+        &self,
+        before: [SideMaterial; 2],
+        after: [SideMaterial; 2],
+        conversion: bool,
+    ) -> bool {
+        match self.governing(before[0], before[1]) {
+            Governing::Quiet(Some(_)) => !conversion,
+            Governing::Quiet(None) => true,
+            Governing::Material { index, .. } => {
+                before == after
+                    || self.material_rule(after[0], after[1]).map(|(i, _)| i) == Some(index)
+                        && self.material[index].continues
+            }
+            Governing::Both => false,
+        }
+    }
+
+    /// Whether every material play can reach from this one (the sides in either order) has
+    /// one governing count, so that its results under the rule set are computed exactly by
+    /// one count a position ([`Governing::Both`] is not).
+    pub fn solvable(&self, a: SideMaterial, b: SideMaterial) -> bool {
+        // Each side keeps at most its men, at most its pieces, and its men may have crowned.
+        let fewer = |s: SideMaterial| {
+            (0..=s.men).flat_map(move |men| {
+                (0..=s.kings + s.men - men)
+                    .filter(move |&kings| men + kings >= 1 && men + kings <= s.pieces())
+                    .map(move |kings| SideMaterial { men, kings })
+            })
+        };
+        fewer(a).all(|x| fewer(b).all(|y| self.governing(x, y) != Governing::Both))
     }
 
     /// The material count covering `pos`.

@@ -11,7 +11,7 @@ pub mod position;
 pub mod variant;
 
 pub use board::{Bitboard, BoardKind, Color, Geometry, OPPOSITE, Square};
-pub use draw::{Counters, DrawReason, RuleSet, UnknownRuleSet};
+pub use draw::{Counters, DrawReason, Governing, RuleSet, SideMaterial, UnknownRuleSet};
 pub use movegen::{MoveList, MoveSink, captures, count_moves, generate, legal_moves, may_capture};
 pub use moves::{LegalMove, Move, MovePath};
 pub use perft::{divide, perft};

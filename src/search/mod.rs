@@ -16,7 +16,7 @@ use crate::rules::{
     Color, Counters, Geometry, Move, MoveList, Position, RuleSet, Rules, captures, count_moves,
     generate,
 };
-use crate::tablebase::{FileKind, Material, MoverFrame, Tablebase, Wdl};
+use crate::tablebase::{FileKind, Material, MoverFrame, RuleCategory, RuleMove, Tablebase, Wdl};
 
 use eval::Eval;
 use tt::Bound;
@@ -37,7 +37,8 @@ const DEEP_PLY: usize = 4;
 
 /// A position the tables call a draw scores within this band (a quarter of its
 /// evaluation): every such move keeps the draw, and the search picks the one that leaves the
-/// opponent the most chances to go wrong.
+/// opponent the most chances to go wrong. A win the move-count rules draw (cursed) scores
+/// at its top edge, a loss they draw (blessed) at its bottom.
 const DRAW_BAND: i32 = 25;
 
 /// What bounds a search. With every field `None` the search runs until `stop` is set (or
@@ -249,6 +250,10 @@ impl Engine {
     /// (depth 0). A table draw is searched among the moves that keep it. Inside the search,
     /// table draws score within a small band around zero (see `DRAW_BAND`).
     ///
+    /// Where the tables hold rule results for the rules played by, they decide: a win under
+    /// the rules is played fastest to convert first, a win the counts draw (cursed) scores
+    /// as a draw and is searched among the moves that keep it, as a loss the counts draw.
+    ///
     /// # Panics
     /// If `game` is empty.
     pub fn search<R: Rules>(
@@ -264,13 +269,20 @@ impl Engine {
         let rules = self.rules(R::VARIANT);
         let counters = rules.game_counters(game);
         let tables = self.tables.clone();
+        let ruled = coverage.rule_set == Some(rules.name);
         let mut only = None;
         if let Some(tb) = tables.as_deref()
             && self.table_root
             && coverage.holds(&root)
         {
-            let left = rules.plies_left(&root, *counters.last().expect("one position"));
-            match table_move(tb, &root, left, start) {
+            let c = *counters.last().expect("one position");
+            let answer = match ruled {
+                true => rule_table_move(tb, &root, rules, c, start),
+                false => None,
+            };
+            let answer =
+                answer.or_else(|| table_move(tb, &root, rules.plies_left(&root, c), start));
+            match answer {
                 Some(TableRoot::Answer(result)) => {
                     on_info(&result.info);
                     return result;
@@ -297,6 +309,7 @@ impl Engine {
             eval: Eval::new(),
             keys: game.iter().map(zobrist::key).collect(),
             rules,
+            ruled,
             counters,
             list: MoveList::new(),
             stack: Vec::with_capacity(64 * MAX_PLY),
@@ -318,6 +331,8 @@ impl Engine {
 struct Coverage {
     slices: HashSet<Material>,
     max_pieces: u32,
+    /// The rule set the rules files hold, if there are any.
+    rule_set: Option<&'static str>,
 }
 
 impl Coverage {
@@ -337,7 +352,20 @@ impl Coverage {
             .filter(|m| names.contains(&format!("{m}.{}", FileKind::Dtw.extension())))
             .collect();
         let max_pieces = slices.iter().map(|m| m.pieces()).max().unwrap_or(0);
-        Coverage { slices, max_pieces }
+        let rules = FileKind::Rules.extension();
+        let rule_set = slices
+            .iter()
+            .find(|m| names.contains(&format!("{m}.{rules}")))
+            .and_then(|&m| tb.table(variant, m, FileKind::Rules).ok())
+            .and_then(|t| {
+                RuleSet::all(variant).nth(usize::from(t.header().rule_set).checked_sub(1)?)
+            })
+            .map(|r| r.name);
+        Coverage {
+            slices,
+            max_pieces,
+            rule_set,
+        }
     }
 
     /// Whether the tables hold `pos` (captures are resolved into smaller slices, which
@@ -407,6 +435,64 @@ fn table_move<R: Rules>(
     }))
 }
 
+/// The tables' answer at the root under the rule results of `rules` (held by the tables),
+/// at counters `c`: a win under the rules is played by its fastest move among those that
+/// keep it, a loss by its slowest; any other result is searched among the moves that keep
+/// it. `None` where the tables hold no rule result for the position.
+fn rule_table_move<R: Rules>(
+    tb: &Tablebase,
+    root: &Position<R>,
+    rules: &RuleSet,
+    c: Counters,
+    start: Instant,
+) -> Option<TableRoot> {
+    let category = tb.probe_rules(root, rules, c).ok()?;
+    // The best move of a position under the rules: the first in the plain order (fastest
+    // win, slowest loss) of those keeping its category.
+    let keeping = |pos: &Position<R>, c: Counters| -> Option<Vec<RuleMove>> {
+        let category = tb.probe_rules(pos, rules, c).ok()?;
+        let mut moves = tb.rule_moves(pos, rules, c).ok()?;
+        moves.retain(|m| m.category == category);
+        moves.sort_by_key(|m| std::cmp::Reverse(m.rated.outcome.score()));
+        Some(moves)
+    };
+    let moves = keeping(root, c)?;
+    let best = moves.first()?;
+    let decided = matches!(category, RuleCategory::Win | RuleCategory::Loss);
+    if !decided && moves.len() > 1 {
+        return Some(TableRoot::Draws(
+            moves.iter().map(|m| m.rated.mv.mv).collect(),
+        ));
+    }
+    // The line of best moves under the rules, as far as the table leads (at most 40 plies).
+    let mut pv = vec![best.rated.mv.mv];
+    let (mut pos, mut counters) = (root.play(&best.rated.mv.mv), best.counters);
+    while decided && pv.len() < 40 {
+        let Some(next) = keeping(&pos, counters).and_then(|m| m.into_iter().next()) else {
+            break;
+        };
+        pv.push(next.rated.mv.mv);
+        pos = pos.play(&next.rated.mv.mv);
+        counters = next.counters;
+    }
+    let d = i32::from(best.rated.outcome.dtw);
+    let score = match category {
+        RuleCategory::Win => Score(Score::WIN - d),
+        RuleCategory::Loss => Score(-(Score::WIN - d)),
+        _ => Score(0),
+    };
+    Some(TableRoot::Answer(SearchResult {
+        best_move: Some(best.rated.mv.mv),
+        info: SearchInfo {
+            depth: 0,
+            score,
+            nodes: 0,
+            time: start.elapsed(),
+            pv,
+        },
+    }))
+}
+
 /// The soft deadline (no new iteration after it) and the hard one (abort), from the limits.
 fn deadlines(limits: &Limits, start: Instant) -> (Option<Instant>, Option<Instant>) {
     let mut soft: Option<Duration> = None;
@@ -449,6 +535,8 @@ struct Searcher<'a, R: Rules> {
     keys: Vec<u64>,
     /// The draw rules played by.
     rules: &'static RuleSet,
+    /// Whether the tables hold rule results for `rules`.
+    ruled: bool,
     /// Draw counters, parallel to `keys`.
     counters: Vec<Counters>,
     /// Scratch list for move generation.
@@ -715,11 +803,25 @@ impl<R: Rules> Searcher<'_, R> {
         let left = self
             .rules
             .plies_left(pos, *self.counters.last().expect("counters"));
-        if o.wdl != Wdl::Draw && left.is_some_and(|l| o.dtw as u32 > l) {
+        // Under the rule results, a decided position the counts draw scores as a draw.
+        let rule = match (self.ruled, o.wdl) {
+            (false, _) | (true, Wdl::Draw) => None,
+            (true, _) if deep => tb.rule_result_cached(pos),
+            (true, _) => tb.probe_rule_result(pos, self.rules).ok(),
+        };
+        if let Some(r) = rule {
+            // Drawn by the counts: at the edge of the draws' band, a cursed win above the
+            // others (the opponent may still go wrong), a blessed loss below.
+            match r.with_plies_left(left) {
+                RuleCategory::CursedWin => return Some(DRAW_BAND),
+                RuleCategory::BlessedLoss => return Some(-DRAW_BAND),
+                _ => {}
+            }
+        } else if o.wdl != Wdl::Draw && left.is_some_and(|l| o.dtw as u32 > l) {
             return None;
         }
         Some(match o.wdl {
-            Wdl::Draw => (self.eval.evaluate(pos) / 4).clamp(-DRAW_BAND, DRAW_BAND),
+            Wdl::Draw => (self.eval.evaluate(pos) / 4).clamp(1 - DRAW_BAND, DRAW_BAND - 1),
             Wdl::Win => Score::WIN - ply as i32 - d,
             Wdl::Loss => -(Score::WIN - ply as i32 - d),
         })

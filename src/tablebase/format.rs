@@ -35,6 +35,9 @@ pub enum FileKind {
     /// Distance in plies to the next conversion (capture or man move), 1 or 2 bytes a
     /// position.
     Dtc = 3,
+    /// The result under a rule set's move counts ([`super::rule_result::RuleResult`]'s
+    /// code), 1 or 2 bytes a position, capture positions included.
+    Rules = 4,
 }
 
 impl FileKind {
@@ -47,6 +50,7 @@ impl FileKind {
             FileKind::Wdl => "wdl",
             FileKind::Dtw => "dtw",
             FileKind::Dtc => "dtc",
+            FileKind::Rules => "rules",
         }
     }
 }
@@ -70,9 +74,9 @@ pub struct Header {
     pub variant: Variant,
     /// The slice.
     pub material: Material,
-    /// Bits per stored value: 2 (WDL), 8 or 16 (DTW).
+    /// Bits per stored value: 2 (WDL), 8 or 16 (the others).
     pub value_bits: u8,
-    /// The longest distance in the slice.
+    /// The longest distance in the slice (the largest code, in a rules file).
     pub max_dtw: u16,
     /// Positions (indices) per block.
     pub block_positions: u32,
@@ -91,6 +95,9 @@ pub struct Header {
     /// Indices whose stored value means nothing: capture positions (resolved by search)
     /// and indices that hold no position.
     pub unused: u64,
+    /// In a rules file, 1 + the place of its rule set among the variant's
+    /// ([`crate::rules::RuleSet::all`]); 0 in the others.
+    pub rule_set: u8,
 }
 
 /// Why a table file cannot be used. Every variant names the file.
@@ -176,6 +183,7 @@ impl Header {
         b[48..56].copy_from_slice(&self.draws.to_le_bytes());
         b[56..64].copy_from_slice(&self.losses.to_le_bytes());
         b[64..72].copy_from_slice(&self.unused.to_le_bytes());
+        b[72] = self.rule_set;
         let crc = crc32fast::hash(&b[..HEADER_CRC_AT]);
         b[HEADER_CRC_AT..].copy_from_slice(&crc.to_le_bytes());
         b
@@ -209,6 +217,7 @@ impl Header {
             1 => FileKind::Wdl,
             2 => FileKind::Dtw,
             3 => FileKind::Dtc,
+            4 => FileKind::Rules,
             _ => return Err(bad("unknown file kind")),
         };
         let variant = variant_from_game_type(b[11]).ok_or_else(|| bad("unknown variant"))?;
@@ -229,6 +238,7 @@ impl Header {
             draws: u64_at(48),
             losses: u64_at(56),
             unused: u64_at(64),
+            rule_set: b[72],
         };
         Ok(header)
     }
@@ -279,8 +289,8 @@ impl Header {
         }
         let expected = match kind {
             FileKind::Wdl => 2,
-            FileKind::Dtw | FileKind::Dtc if self.max_dtw <= u8::MAX as u16 => 8,
-            FileKind::Dtw | FileKind::Dtc => 16,
+            FileKind::Dtw | FileKind::Dtc | FileKind::Rules if self.max_dtw <= u8::MAX as u16 => 8,
+            FileKind::Dtw | FileKind::Dtc | FileKind::Rules => 16,
         };
         let bits_ok = self.value_bits == expected;
         if !bits_ok {

@@ -10,6 +10,7 @@
 //! two levels at a time, two bytes a position, not its slices.
 
 mod output;
+mod rules;
 mod solve;
 
 use std::fmt;
@@ -23,7 +24,7 @@ use super::material::{Material, SliceJob};
 use super::probe::{ProbeError, Tablebase};
 use super::table::TableFile;
 use crate::Variant;
-use crate::rules::Rules;
+use crate::rules::{Geometry, Governing, RuleSet, Rules};
 
 use output::Stream;
 pub use output::{DTW_BLOCK, WDL_BLOCK};
@@ -32,12 +33,13 @@ pub use output::{DTW_BLOCK, WDL_BLOCK};
 /// are read often, and a large slice fills it.
 pub const BUILD_CACHE_BYTES: usize = 1 << 30;
 
-/// Bytes a build holds per position of the levels it keeps: the value (2), and the key and
-/// place of each block of positions (16 bytes a block). A solved level's distances to
-/// conversion are held compressed, then as many bytes again while it is packed.
-pub const LEVEL_BYTES_PER_POSITION: u64 = 2;
+/// Bytes a build holds per position of the levels it keeps: the value and the rule result
+/// (2 each), and the key and place of each block of positions (16 bytes a block, for each).
+/// A solved level's distances to conversion are held compressed, then as many bytes again
+/// while it is packed.
+pub const LEVEL_BYTES_PER_POSITION: u64 = 4;
 /// Bytes a build keeps per block of positions of a level.
-pub const LEVEL_BYTES_PER_BLOCK: u64 = 16;
+pub const LEVEL_BYTES_PER_BLOCK: u64 = 32;
 
 /// Bytes a build holds besides its levels and the cache: code, threads, input maps, the
 /// buffers that write the files.
@@ -158,21 +160,35 @@ pub struct SliceReport {
     pub dtw_bytes: u64,
     /// Bytes of the distance-to-conversion file.
     pub dtc_bytes: u64,
+    /// Bytes of the rules file (0 when the slice has none).
+    pub rules_bytes: u64,
     /// Whether the files were already there and checked, not built.
     pub skipped: bool,
 }
 
-/// Whether the files of every slice of `job` ([`FileKind::BUILT`]) exist and pass their
-/// checks.
-pub fn job_done(dir: &Path, variant: Variant, job: &SliceJob) -> bool {
+/// Whether the files of every slice of `job` ([`FileKind::BUILT`], and the rules file of
+/// `rules` where the slice has rule results) exist and pass their checks.
+pub fn job_done(dir: &Path, variant: Variant, job: &SliceJob, rules: &RuleSet) -> bool {
+    let rule_set = rule_set_byte(rules, job.key());
     job.slices.iter().all(|&m| {
-        FileKind::BUILT.iter().all(|&kind| {
+        let good = |kind| {
             let path = Tablebase::path_in(dir, variant, m, kind);
             TableFile::open(&path, kind, variant, m, 0)
-                .and_then(|t| t.check_blocks())
-                .is_ok()
-        })
+                .and_then(|t| t.check_blocks().map(|()| t.header().rule_set))
+        };
+        FileKind::BUILT.iter().all(|&kind| good(kind).is_ok())
+            && rule_set.is_none_or(|r| good(FileKind::Rules).is_ok_and(|held| held == r))
     })
+}
+
+/// The header byte of the rules files of a slice of material `m` under `rules`: `None`
+/// when the slice has no rule results (the rule set has no count, or results in play from
+/// `m` depend on two counters at once).
+pub fn rule_set_byte(rules: &RuleSet, m: Material) -> Option<u8> {
+    let [a, b] = m.sides();
+    let counts = rules.quiet.is_some() || !rules.material.is_empty();
+    let place = RuleSet::all(rules.variant).position(|r| r.name == rules.name)?;
+    (counts && rules.solvable(a, b)).then_some(place as u8 + 1)
 }
 
 /// The input files `job` needs that are not there.
@@ -214,12 +230,13 @@ impl Progress for Silent {
 pub fn build_job<R: Rules>(
     job: &SliceJob,
     tb: &Tablebase,
+    rules: &'static RuleSet,
     progress: &dyn Progress,
 ) -> Result<Vec<SliceReport>, GenerateError> {
     let dir = tb.dir().join(R::VARIANT.name());
     fs::create_dir_all(&dir).map_err(|e| GenerateError::Io(dir.clone(), e))?;
     let mut temporary = Temporary(Vec::new());
-    let result = build_into::<R>(job, tb, progress, &dir, &mut temporary);
+    let result = build_into::<R>(job, tb, rules, progress, &dir, &mut temporary);
     if result.is_ok() {
         temporary.0.clear();
     }
@@ -240,12 +257,27 @@ impl Drop for Temporary {
 fn build_into<R: Rules>(
     job: &SliceJob,
     tb: &Tablebase,
+    rules: &'static RuleSet,
     progress: &dyn Progress,
     dir: &Path,
     temporary: &mut Temporary,
 ) -> Result<Vec<SliceReport>, GenerateError> {
     let index: Vec<SliceIndex<R>> = job.slices.iter().map(|&m| SliceIndex::new(m)).collect();
+    let rule_set = rule_set_byte(rules, job.key());
+    let [a, b] = job.key().sides();
+    let limit = match rules.governing(a, b) {
+        Governing::Quiet(plies) => plies,
+        Governing::Material { plies, .. } => Some(plies),
+        Governing::Both => None,
+    };
+    if rule_set.is_some() && R::Board::SIDEWAYS != 0 && limit.is_some_and(|l| l > 0) {
+        return Err(GenerateError::Limit(
+            "rule results with a count through men's sideways steps".into(),
+        ));
+    }
     let work = solve::Job {
+        rules: rule_set.map(|_| rules),
+        limit,
         arrangements: index.iter().map(|i| i.king_arrangements()).collect(),
         index,
         placements: Placements::<R>::new(&job.slices),
@@ -257,18 +289,24 @@ fn build_into<R: Rules>(
     let packed_path = dir.join(format!("{}.levels.tmp", job.key()));
     let mut packed = output::Packed::create(packed_path, levels)?;
     let mut counts = [solve::Counts::default(); 2];
-    let mut above: Option<(usize, Level)> = None;
+    let mut above: Option<(usize, Level, Level)> = None;
     let slices = job.slices.len();
     for (done, level) in (0..levels).rev().enumerate() {
         progress.parts(done as u64, levels as u64);
-        let solved = solve::solve_level(&work, level, above.as_ref().map(|a| &a.1))?;
+        let solved = solve::solve_level(
+            &work,
+            level,
+            above.as_ref().map(|a| &a.1),
+            above.as_ref().map(|a| &a.2),
+        )?;
         let c = solved.counts;
         counts = [counts[0].merge(c[0]), counts[1].merge(c[1])];
         progress.advance(solved.values.positions());
         // The level above is read no more: packed and let go before this level's distances
         // to conversion are decompressed and packed.
-        if let Some((n, finished)) = above.take() {
+        if let Some((n, finished, finished_rules)) = above.take() {
             packed.add(n, Stream::Values, &finished, slices)?;
+            packed.add(n, Stream::Rules, &finished_rules, slices)?;
         }
         packed.add(
             level,
@@ -276,35 +314,44 @@ fn build_into<R: Rules>(
             &solved.dtc.level(&work.placements),
             slices,
         )?;
-        above = Some((level, solved.values));
+        above = Some((level, solved.values, solved.rules));
     }
-    if let Some((n, finished)) = above.take() {
+    if let Some((n, finished, finished_rules)) = above.take() {
         packed.add(n, Stream::Values, &finished, slices)?;
+        packed.add(n, Stream::Rules, &finished_rules, slices)?;
     }
     progress.parts(levels as u64, levels as u64);
     let mut written = Vec::new();
     let mut reports = Vec::new();
     for (s, &m) in job.slices.iter().enumerate() {
-        let paths = FileKind::BUILT.map(|kind| {
+        let file = |kind: FileKind| {
             let path = Tablebase::path_in(tb.dir(), R::VARIANT, m, kind);
             let tmp = path.with_extension(format!("{}.tmp", kind.extension()));
             (kind, tmp, path)
-        });
+        };
+        let paths = FileKind::BUILT.map(file);
+        let rules_path = rule_set.map(|r| (file(FileKind::Rules), r));
         temporary.0.extend(paths.iter().map(|p| p.1.clone()));
+        temporary.0.extend(rules_path.iter().map(|p| p.0.1.clone()));
         let header = output::base_header(R::VARIANT, m, work.index[s].size());
         let bytes = packed.write_slice(
             &work.placements,
             s,
             header,
             counts[s],
-            [
-                paths[0].1.as_path(),
-                paths[1].1.as_path(),
-                paths[2].1.as_path(),
-            ],
+            output::SlicePaths {
+                tables: [
+                    paths[0].1.as_path(),
+                    paths[1].1.as_path(),
+                    paths[2].1.as_path(),
+                ],
+                rules: rules_path
+                    .as_ref()
+                    .map(|((_, tmp, _), r)| (tmp.as_path(), *r)),
+            },
             |n| progress.advance(n),
         )?;
-        for (kind, tmp, _) in &paths {
+        for (kind, tmp, _) in paths.iter().chain(rules_path.iter().map(|p| &p.0)) {
             TableFile::open(tmp, *kind, R::VARIANT, m, u32::MAX)
                 .and_then(|t| t.check_blocks())
                 .map_err(GenerateError::Check)?;
@@ -315,9 +362,11 @@ fn build_into<R: Rules>(
             wdl_bytes: bytes[0],
             dtw_bytes: bytes[1],
             dtc_bytes: bytes[2],
+            rules_bytes: bytes[3],
             skipped: false,
         });
         written.extend(paths.map(|(_, tmp, path)| (tmp, path)));
+        written.extend(rules_path.map(|((_, tmp, path), _)| (tmp, path)));
     }
     drop(packed);
     progress.finish();

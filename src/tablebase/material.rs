@@ -21,6 +21,18 @@ pub struct Material {
 }
 
 impl Material {
+    /// The men and kings of the side to move, then of the other side.
+    pub fn sides(self) -> [crate::rules::SideMaterial; 2] {
+        let side = |men: u8, kings: u8| crate::rules::SideMaterial {
+            men: men.into(),
+            kings: kings.into(),
+        };
+        [
+            side(self.mover_men, self.mover_kings),
+            side(self.other_men, self.other_kings),
+        ]
+    }
+
     /// A slice from its four counts.
     pub const fn new(mover_men: u8, mover_kings: u8, other_men: u8, other_kings: u8) -> Self {
         Material {

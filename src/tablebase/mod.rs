@@ -11,6 +11,7 @@ mod levels;
 pub mod material;
 pub mod outcome;
 pub mod probe;
+pub mod rule_result;
 pub mod table;
 pub mod verify;
 
@@ -19,6 +20,7 @@ pub use generate::{Estimate, GenerateError, Progress, Silent, SliceReport, build
 pub use index::{MoverFrame, SliceIndex};
 pub use material::{Material, SliceJob, plan};
 pub use outcome::{Outcome, Wdl};
-pub use probe::{ProbeError, RatedMove, Tablebase};
+pub use probe::{ProbeError, RatedMove, RuleMove, Tablebase};
+pub use rule_result::{RuleCategory, RuleResult};
 pub use table::Access;
 pub use verify::{SliceCheck, verify_slice};

@@ -8,12 +8,13 @@ use super::format::{FileKind, TableError, wdl_code};
 use super::index::{MoverFrame, SliceIndex};
 use super::material::Material;
 use super::outcome::{Outcome, Wdl};
+use super::rule_result::{RuleCategory, RuleResult};
 use super::table::{Access, BlockCache, TableFile};
 use crate::Variant;
 use crate::notation::movetext::sort_moves;
 use crate::rules::{
-    Bitboard, LegalMove, Move, MoveSink, Position, Rules, Square, captures, legal_moves,
-    may_capture,
+    Bitboard, Counters, LegalMove, Move, MoveSink, Position, RuleSet, Rules, Square, captures,
+    legal_moves, may_capture,
 };
 
 /// Why a probe has no answer.
@@ -23,6 +24,8 @@ pub enum ProbeError {
     Table(TableError),
     /// The position is outside what tables can hold.
     NotCovered(String),
+    /// The tables hold no results under the rule set asked for (said why).
+    NoRuleResults(String),
 }
 
 impl fmt::Display for ProbeError {
@@ -30,6 +33,7 @@ impl fmt::Display for ProbeError {
         match self {
             ProbeError::Table(e) => e.fmt(f),
             ProbeError::NotCovered(why) => write!(f, "position not in the tables: {why}"),
+            ProbeError::NoRuleResults(why) => write!(f, "no rule results: {why}"),
         }
     }
 }
@@ -51,6 +55,21 @@ pub struct RatedMove {
     pub outcome: Outcome,
 }
 
+/// A legal move with its result under a rule set, from the point of view of the side
+/// playing it.
+#[derive(Clone, Debug)]
+pub struct RuleMove {
+    /// The move, with its plain result.
+    pub rated: RatedMove,
+    /// The counters after it.
+    pub counters: Counters,
+    /// Its category under the rules.
+    pub category: RuleCategory,
+    /// For a win or loss under the rules, the plies of the governing count still needed
+    /// after it (see [`RuleResult::plies`]); 0 when the move starts the count again.
+    pub plies: u16,
+}
+
 /// Default cache size for probing: 256 MiB of decoded blocks.
 pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
 
@@ -70,6 +89,7 @@ fn table_slot(m: Material, kind: FileKind) -> Option<usize> {
         FileKind::Wdl => material,
         FileKind::Dtw => MATERIALS + material,
         FileKind::Dtc => 2 * MATERIALS + material,
+        FileKind::Rules => 3 * MATERIALS + material,
     })
 }
 
@@ -159,7 +179,7 @@ impl Tablebase {
         kind: FileKind,
     ) -> Option<&OnceLock<Arc<TableFile>>> {
         let row = self.tables[variant as usize]
-            .get_or_init(|| (0..3 * MATERIALS).map(|_| OnceLock::new()).collect());
+            .get_or_init(|| (0..4 * MATERIALS).map(|_| OnceLock::new()).collect());
         row.get(table_slot(material, kind)?)
     }
 
@@ -283,6 +303,132 @@ impl Tablebase {
         Ok(Some(self.value(R::VARIANT, material, FileKind::Dtc, i)?))
     }
 
+    /// The stored rule result of a position seen from its side to move (every position has
+    /// one, captures included), from the rules files of the directory.
+    pub(crate) fn stored_rule<R: Rules>(
+        &self,
+        frame: &MoverFrame,
+    ) -> Result<RuleResult, ProbeError> {
+        if frame.mover == 0 {
+            return Ok(RuleResult::NO_MOVE);
+        }
+        let (material, i) =
+            slice_index::<R>(frame).ok_or_else(|| ProbeError::NotCovered(MAN_OFF_DOMAIN.into()))?;
+        Ok(RuleResult::from_code(self.value(
+            R::VARIANT,
+            material,
+            FileKind::Rules,
+            i,
+        )?))
+    }
+
+    /// The result of `pos` under `rules` with the counters at 0 (just after a conversion, or
+    /// as its material count starts): its category and the plies of the governing count a
+    /// win or loss needs. A rule set without counts gives the plain result; otherwise the
+    /// directory's rules files must hold `rules` (`generate --rules NAME`).
+    pub fn probe_rule_result<R: Rules>(
+        &self,
+        pos: &Position<R>,
+        rules: &RuleSet,
+    ) -> Result<RuleResult, ProbeError> {
+        if rules.quiet.is_none() && rules.material.is_empty() {
+            let plain = self.resolve(pos, true)?;
+            return Ok(match plain.wdl {
+                Wdl::Win => RuleResult::win(plain.dtw),
+                Wdl::Loss => RuleResult::loss(plain.dtw),
+                Wdl::Draw => RuleResult::drawn(Wdl::Draw),
+            });
+        }
+        let frame = MoverFrame::of(pos);
+        let [a, b] = frame.material().sides();
+        if !rules.solvable(a, b) {
+            return Err(ProbeError::NoRuleResults(format!(
+                "{} {}: play from {} reaches a material where a material count longer than \
+                 the quiet count runs beside it, and results that depend on two counters \
+                 are not built",
+                R::VARIANT.name(),
+                rules.name,
+                frame.material()
+            )));
+        }
+        if frame.mover != 0 {
+            let material = frame.material();
+            let table = self.table(R::VARIANT, material, FileKind::Rules)?;
+            let held = table.header().rule_set;
+            let asked = RuleSet::all(R::VARIANT)
+                .position(|r| r.name == rules.name)
+                .map_or(0, |i| i + 1);
+            if usize::from(held) != asked {
+                let name = RuleSet::all(R::VARIANT)
+                    .nth(usize::from(held).wrapping_sub(1))
+                    .map_or("an unknown rule set", |r| r.name);
+                return Err(ProbeError::NoRuleResults(format!(
+                    "the rules files of {} hold {name}, not {} (build them with generate \
+                     --rules {} into another directory)",
+                    self.dir.display(),
+                    rules.name,
+                    rules.name
+                )));
+            }
+        }
+        self.stored_rule::<R>(&frame)
+    }
+
+    /// The category of `pos` under `rules` with the counters `counters` (see
+    /// [`Tablebase::probe_rule_result`]). Exact for counters a game reaches (a material
+    /// count is never behind the quiet count).
+    pub fn probe_rules<R: Rules>(
+        &self,
+        pos: &Position<R>,
+        rules: &RuleSet,
+        counters: Counters,
+    ) -> Result<RuleCategory, ProbeError> {
+        let result = self.probe_rule_result(pos, rules)?;
+        Ok(result.with_plies_left(rules.plies_left(pos, counters)))
+    }
+
+    /// Every legal move with its result under `rules` for the side to move at counters
+    /// `counters`, best under the rules first: wins under the rules, fastest to convert
+    /// first (then by distance to the end); cursed wins, draws and blessed losses each in
+    /// the plain order; losses under the rules, slowest first.
+    pub fn rule_moves<R: Rules>(
+        &self,
+        pos: &Position<R>,
+        rules: &RuleSet,
+        counters: Counters,
+    ) -> Result<Vec<RuleMove>, ProbeError> {
+        // Where the position has no rule result, its moves have none either.
+        self.probe_rule_result(pos, rules)?;
+        let mut moves = self
+            .rated_moves(pos)?
+            .into_iter()
+            .map(|rated| {
+                let after = pos.play(&rated.mv.mv);
+                let c = rules.next(pos, counters, &after);
+                let result = self.probe_rule_result(&after, rules)?;
+                let left = rules.plies_left(&after, c);
+                let category = result.with_plies_left(left).flip();
+                let restarts = left == rules.plies_left(&after, Counters::default());
+                Ok(RuleMove {
+                    rated,
+                    counters: c,
+                    category,
+                    plies: if restarts { 0 } else { result.plies },
+                })
+            })
+            .collect::<Result<Vec<_>, ProbeError>>()?;
+        // Stable: equal moves keep the plain order.
+        moves.sort_by_key(|m| {
+            let sooner = match m.category {
+                RuleCategory::Win => i32::from(m.plies),
+                RuleCategory::Loss => -i32::from(m.plies),
+                _ => 0,
+            };
+            (std::cmp::Reverse(m.category), sooner)
+        });
+        Ok(moves)
+    }
+
     /// Every legal move with its result for the side to move, best first: fastest wins,
     /// then draws, then the slowest losses; equal moves in notation order.
     pub fn rated_moves<R: Rules>(&self, pos: &Position<R>) -> Result<Vec<RatedMove>, ProbeError> {
@@ -328,6 +474,21 @@ impl Tablebase {
             self.stored::<R, _>(frame, dtw, |_| (), cached)
         })
         .ok()
+    }
+
+    /// Like [`Tablebase::probe_rule_result`] (the directory's rules files holding `rules`
+    /// is the caller's to know), but only from tables already open and blocks already
+    /// decoded: `None` when that is not enough.
+    pub fn rule_result_cached<R: Rules>(&self, pos: &Position<R>) -> Option<RuleResult> {
+        let frame = MoverFrame::of(pos);
+        if frame.mover == 0 {
+            return Some(RuleResult::NO_MOVE);
+        }
+        let (material, i) = slice_index::<R>(&frame)?;
+        let table = self.open_table(R::VARIANT, material, FileKind::Rules)?;
+        table
+            .cached_value(i, &self.cache)
+            .map(RuleResult::from_code)
     }
 
     /// The stored outcome of a position with no capture, its values read by `value` (from

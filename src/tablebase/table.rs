@@ -243,7 +243,7 @@ impl TableFile {
             .map(|i| (i, unpack(block, h.value_bits, i)))
             .find(|&(_, v)| match h.kind {
                 FileKind::Wdl => v > wdl_code::LOSS as u16,
-                FileKind::Dtw | FileKind::Dtc => v > h.max_dtw,
+                FileKind::Dtw | FileKind::Dtc | FileKind::Rules => v > h.max_dtw,
             });
         let what = match (bad, h.kind) {
             (Some((i, v)), FileKind::Wdl) => {
@@ -534,6 +534,7 @@ mod tests {
             draws: 0,
             losses: 0,
             unused: 0,
+            rule_set: 0,
         }
     }
 

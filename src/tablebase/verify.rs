@@ -21,14 +21,16 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::format::TableError;
 use super::format::{FileKind, unpack, wdl_code};
 use super::index::{KingArrangements, MoverFrame, SliceIndex};
 use super::levels::{Above, Level, Member, Placements};
 use super::material::Material;
 use super::outcome::{Outcome, Wdl};
 use super::probe::{ProbeError, Tablebase};
+use super::rule_result::{RuleCategory, RuleResult};
 use super::table::TableFile;
-use crate::rules::{MoveList, Position, Rules, generate, may_capture};
+use crate::rules::{Governing, Move, MoveList, Position, RuleSet, Rules, generate, may_capture};
 
 /// The verdict on one slice.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,6 +55,15 @@ pub enum SliceCheck {
         /// What the moves say.
         expected: u16,
     },
+    /// The first index whose stored rule result disagrees.
+    BadRules {
+        /// The index.
+        index: u64,
+        /// What the table says.
+        stored: RuleResult,
+        /// What the moves say.
+        expected: RuleResult,
+    },
     /// Every value agrees with its successors, but a header's counts do not agree with a
     /// recount of the stored values.
     Counts {
@@ -72,6 +83,8 @@ const TASK_POSITIONS: usize = 1 << 14;
 #[derive(Default)]
 struct Tally {
     counts: [u64; 3],
+    /// Wins, draws (of every kind) and losses under the rules.
+    rule_counts: [u64; 3],
     bad: Option<SliceCheck>,
 }
 
@@ -81,14 +94,17 @@ impl Tally {
         for (c, u) in self.counts.iter_mut().zip(upper.counts) {
             *c += u;
         }
+        for (c, u) in self.rule_counts.iter_mut().zip(upper.rule_counts) {
+            *c += u;
+        }
         self.bad = self.bad.or(upper.bad);
         self
     }
 }
 
-/// Checks the three files of slice `m` of variant `R`: checksums, then consistency, then
-/// the headers' counts. The slice and its twin are read level by level; moves that leave the
-/// pair are probed.
+/// Checks the files of slice `m` of variant `R` (its rules file too, if it has one, under
+/// the rule set its header names): checksums, then consistency, then the headers' counts.
+/// The slice and its twin are read level by level; moves that leave the pair are probed.
 pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck, ProbeError> {
     let slices = if m.is_symmetric() {
         vec![m]
@@ -105,7 +121,30 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
             ])
         })
         .collect::<Result<Vec<_>, ProbeError>>()?;
-    for file in &files[0] {
+    let rule_files = match tb.table(R::VARIANT, m, FileKind::Rules) {
+        Err(TableError::Missing(_)) => None,
+        Err(e) => return Err(e.into()),
+        Ok(_) => Some(
+            slices
+                .iter()
+                .map(|&s| tb.table(R::VARIANT, s, FileKind::Rules))
+                .collect::<Result<Vec<_>, TableError>>()?,
+        ),
+    };
+    let rules = match &rule_files {
+        None => None,
+        Some(f) => {
+            let byte = f[0].header().rule_set;
+            let set = RuleSet::all(R::VARIANT).nth(usize::from(byte).wrapping_sub(1));
+            Some(set.ok_or_else(|| {
+                TableError::Mismatch(
+                    Tablebase::path_in(tb.dir(), R::VARIANT, m, FileKind::Rules),
+                    format!("header byte 72: rule set {byte} is not one of the variant's"),
+                )
+            })?)
+        }
+    };
+    for file in files[0].iter().chain(rule_files.iter().map(|f| &f[0])) {
         (0..file.header().blocks)
             .into_par_iter()
             .try_for_each(|b| file.decode_block(b).map(drop))?;
@@ -114,16 +153,25 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
     let placements = Placements::<R>::new(&slices);
     let arrangements: Vec<_> = index.iter().map(|i| i.king_arrangements()).collect();
     let mut tally = Tally::default();
-    let mut above: Option<Level> = None;
+    let mut above: Option<[Level; 2]> = None;
     for level in (0..placements.levels()).rev() {
-        let [current, dtc] = read_level(tb, &files, &index, &placements, &arrangements, level)?;
+        let [current, dtc, rule_level] = read_level(
+            tb,
+            &files,
+            rule_files.as_deref(),
+            &index,
+            &placements,
+            &arrangements,
+            level,
+        )?;
         let checked = check_level(
             tb,
             &index,
             &placements,
             &arrangements[0],
-            [&current, &dtc],
-            above.as_ref(),
+            [&current, &dtc, &rule_level],
+            above.as_ref().map(|[a, _]| a),
+            rules.map(|r| (r, above.as_ref().map(|[_, r]| r))),
         )?;
         // Levels go from high indices to low ones only roughly: keep the lowest bad index.
         let lower = match (&tally.bad, &checked.bad) {
@@ -136,14 +184,23 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
         for (c, n) in tally.counts.iter_mut().zip(checked.counts) {
             *c += n;
         }
-        above = Some(current);
+        for (c, n) in tally.rule_counts.iter_mut().zip(checked.rule_counts) {
+            *c += n;
+        }
+        above = Some([current, rule_level]);
     }
     if let Some(bad) = tally.bad {
         return Ok(bad);
     }
     let [wins, draws, losses] = tally.counts;
     let counted = [wins, draws, losses, index[0].size() - wins - draws - losses];
-    for (kind, file) in FileKind::BUILT.into_iter().zip(&files[0]) {
+    let [wins, draws, losses] = tally.rule_counts;
+    let rule_counted = [wins, draws, losses, index[0].size() - wins - draws - losses];
+    let rule_file = rule_files
+        .iter()
+        .map(|f| (FileKind::Rules, &f[0], rule_counted));
+    let built = FileKind::BUILT.into_iter().zip(&files[0]);
+    for (kind, file, counted) in built.map(|(k, f)| (k, f, counted)).chain(rule_file) {
         let h = file.header();
         let header = [h.wins, h.draws, h.losses, h.unused];
         if header != counted {
@@ -160,42 +217,53 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
 /// The index of a bad value.
 fn bad_index(bad: &SliceCheck) -> u64 {
     match bad {
-        SliceCheck::Bad { index, .. } | SliceCheck::BadDtc { index, .. } => *index,
+        SliceCheck::Bad { index, .. }
+        | SliceCheck::BadDtc { index, .. }
+        | SliceCheck::BadRules { index, .. } => *index,
         SliceCheck::Ok | SliceCheck::Counts { .. } => u64::MAX,
     }
 }
 
-/// The outcomes (as codes) and the distances to conversion of every position of `level`,
-/// from both slices' files, in one batch: the placements in key order, each
-/// `kings_per_placement` long. A capture position's file values are don't-cares; it gets
-/// the outcome of its captures instead (found once here rather than once for every move that
-/// leads to it) and a distance to conversion of 1 (0 for a draw).
+/// The outcomes (as codes), the distances to conversion and the rule result codes (0
+/// without `rule_files`) of every position of `level`, from both slices' files, in one
+/// batch: the placements in key order, each `kings_per_placement` long. A capture
+/// position's file values are don't-cares; it gets the outcome of its captures instead
+/// (found once here rather than once for every move that leads to it) and a distance to
+/// conversion of 1 (0 for a draw). Its rule result is stored.
 fn read_level<R: Rules>(
     tb: &Tablebase,
     files: &[[Arc<TableFile>; 3]],
+    rule_files: Option<&[Arc<TableFile>]>,
     index: &[SliceIndex<R>],
     placements: &Placements<R>,
     arrangements: &[Option<KingArrangements>],
     level: usize,
-) -> Result<[Level; 2], ProbeError> {
+) -> Result<[Level; 3], ProbeError> {
     let members = placements.members(level);
     let kings = placements.kings_per_placement();
     let mut values = vec![0u16; members.len() * kings as usize];
     let mut dtcs = vec![0u16; values.len()];
+    let mut rules = vec![0u16; values.len()];
     values
         .par_chunks_mut(TASK_POSITIONS)
         .zip(dtcs.par_chunks_mut(TASK_POSITIONS))
+        .zip(rules.par_chunks_mut(TASK_POSITIONS))
         .enumerate()
-        .try_for_each(|(c, (chunk, dtc_chunk))| {
+        .try_for_each(|(c, ((chunk, dtc_chunk), rule_chunk))| {
             let mut blocks: [[Decoded; 3]; 2] = Default::default();
+            let mut rule_blocks: [Decoded; 2] = Default::default();
             let mut placed = PlacedMen::default();
-            for ((o, value), dtc) in (c * TASK_POSITIONS..)
+            for (((o, value), dtc), rule) in (c * TASK_POSITIONS..)
                 .zip(chunk.iter_mut())
                 .zip(dtc_chunk.iter_mut())
+                .zip(rule_chunk.iter_mut())
             {
                 let m = members[o / kings as usize];
                 let i = m.id * kings + o as u64 % kings;
                 let s = m.slice as usize;
+                if let Some(f) = rule_files {
+                    *rule = rule_blocks[s].value(&f[s], i)?;
+                }
                 let pos = placed.set::<R>(placements, m).position(
                     &index[s],
                     i % kings,
@@ -228,7 +296,8 @@ fn read_level<R: Rules>(
         .collect();
     Ok([
         placements.level(blocks.clone(), vec![values]),
-        placements.level(blocks, vec![dtcs]),
+        placements.level(blocks.clone(), vec![dtcs]),
+        placements.level(blocks, vec![rules]),
     ])
 }
 
@@ -288,15 +357,18 @@ impl Decoded {
     }
 }
 
-/// Checks the positions of the first slice in `level` (values and distances to conversion)
-/// and counts their values.
+/// Checks the positions of the first slice in `level` (values, distances to conversion and,
+/// with a rule set, rule results, read with the rule results of the level above) and counts
+/// their values.
+#[allow(clippy::too_many_arguments)]
 fn check_level<R: Rules>(
     tb: &Tablebase,
     index: &[SliceIndex<R>],
     placements: &Placements<R>,
     arrangements: &Option<KingArrangements>,
-    [level, dtc]: [&Level; 2],
+    [level, dtc, rule_level]: [&Level; 3],
     above: Option<&Level>,
+    rules: Option<(&RuleSet, Option<&Level>)>,
 ) -> Result<Tally, ProbeError> {
     let kings = level.kings;
     let twin = if index.len() == 2 { 1 } else { 0 };
@@ -312,9 +384,10 @@ fn check_level<R: Rules>(
         .map_init(
             || {
                 let read = Above::new([Some(level), above]);
-                (MoveList::new(), read, Above::new([Some(dtc)]))
+                let read_rules = Above::new([Some(rule_level), rules.and_then(|r| r.1)]);
+                (MoveList::new(), read, Above::new([Some(dtc)]), read_rules)
             },
-            |(list, read, read_dtc), c| {
+            |(list, read, read_dtc, read_rules), c| {
                 let mut tally = Tally::default();
                 let mut placed = PlacedMen::default();
                 for o in c * TASK_POSITIONS..((c + 1) * TASK_POSITIONS).min(positions) {
@@ -325,6 +398,28 @@ fn check_level<R: Rules>(
                         .position(&index[0], i % kings, arrangements.as_ref());
                     generate(&pos, list);
                     let moves = list.as_slice();
+                    if let Some((rules, _)) = rules {
+                        let plain = level
+                            .value(0, i)
+                            .and_then(Outcome::from_code)
+                            .unwrap_or(Outcome::DRAW)
+                            .wdl;
+                        let expected =
+                            expected_rule(tb, index, rules, &pos, moves, plain, read_rules)?;
+                        let stored = RuleResult::from_code(rule_level.value(0, i).unwrap_or(0));
+                        tally.rule_counts[match stored.category {
+                            RuleCategory::Win => 0,
+                            RuleCategory::Loss => 2,
+                            _ => 1,
+                        }] += 1;
+                        if stored != expected && tally.bad.is_none() {
+                            tally.bad = Some(SliceCheck::BadRules {
+                                index: i,
+                                stored,
+                                expected,
+                            });
+                        }
+                    }
                     if moves.first().is_some_and(|m| m.is_capture()) {
                         continue;
                     }
@@ -399,4 +494,46 @@ fn check_level<R: Rules>(
             },
         )
         .try_reduce(Tally::default, |a, b| Ok(a.and(b)))
+}
+
+/// The rule result of `pos` (plain result `plain`) under `rules` from its moves: the rule
+/// results of the positions they lead to, from `read` (the pair's levels, for a quiet
+/// move) or the tables, each counted through the move or not as the rule set says.
+fn expected_rule<R: Rules>(
+    tb: &Tablebase,
+    index: &[SliceIndex<R>],
+    rules: &RuleSet,
+    pos: &Position<R>,
+    moves: &[Move],
+    plain: Wdl,
+    read: &mut Above<'_, 2>,
+) -> Result<RuleResult, ProbeError> {
+    let twin = if index.len() == 2 { 1 } else { 0 };
+    let before = MoverFrame::of(pos).material().sides();
+    let limit = match rules.governing(before[0], before[1]) {
+        Governing::Quiet(plies) => plies,
+        Governing::Material { plies, .. } => Some(plies),
+        Governing::Both => None,
+    };
+    let mut contributions = Vec::with_capacity(moves.len());
+    for mv in moves {
+        let next = pos.play(mv);
+        let frame = MoverFrame::of(&next);
+        let quiet = !mv.is_capture() && !mv.is_promotion();
+        let result = match quiet {
+            true => read
+                .value(&index[twin as usize], twin, &frame)
+                .map(RuleResult::from_code),
+            false => None,
+        };
+        let result = match result {
+            Some(r) => r,
+            None => tb.stored_rule::<R>(&frame)?,
+        };
+        let [them, us] = frame.material().sides();
+        let conversion = !quiet || !pos.kings().contains(mv.from());
+        let carried = rules.carries(before, [us, them], conversion);
+        contributions.push(result.contribution(carried, limit));
+    }
+    Ok(RuleResult::from_moves(contributions, plain))
 }

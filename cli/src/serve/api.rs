@@ -23,7 +23,9 @@ use std::path::Path;
 
 use damka::notation::squares::{SquareStyle, square_from_file_rank, square_number, square_style};
 use damka::notation::{move_text, parse_fen, square_name, write_fen};
-use damka::rules::{Bitboard, BoardKind, Color, Geometry, LegalMove, Position, Rules};
+use damka::rules::{
+    Bitboard, BoardKind, Color, Counters, Geometry, LegalMove, Position, RuleSet, Rules,
+};
 use damka::tablebase::{
     FileKind, Material, Outcome, ProbeError, RatedMove, TableError, Tablebase, Wdl,
 };
@@ -58,6 +60,7 @@ impl ApiError {
         match e {
             ProbeError::Table(TableError::Missing(path)) => missing_table(variant, &path),
             ProbeError::NotCovered(_) => ApiError::BadRequest(e.to_string()),
+            ProbeError::NoRuleResults(_) => ApiError::NotFound(e.to_string()),
             ProbeError::Table(other) => ApiError::Internal(other.to_string()),
         }
     }
@@ -137,6 +140,9 @@ pub struct Probe {
     category: Category,
     dtw: Option<u16>,
     dtc: Option<u16>,
+    /// The result under the variant's default draw rules with the counters at 0 (`win`,
+    /// `cursed-win`, `draw`, `blessed-loss`, `loss`); null where the tables hold none.
+    rules: Option<&'static str>,
     moves: Vec<MoveAnswer>,
 }
 
@@ -148,6 +154,8 @@ pub struct MoveAnswer {
     text: String,
     category: Category,
     dtw: Option<u16>,
+    /// Its result under the default draw rules for the side playing it (null without).
+    rules: Option<&'static str>,
     capture: bool,
     crowns: bool,
     fen_after: String,
@@ -160,12 +168,14 @@ fn move_answer<R: Rules>(
     legal: &[LegalMove],
     index: usize,
     outcome: Outcome,
+    rules: Option<&'static str>,
 ) -> MoveAnswer {
     let lm = &legal[index];
     MoveAnswer {
         text: move_text(R::VARIANT, legal, index),
         category: outcome.wdl.into(),
         dtw: distance(outcome),
+        rules,
         capture: lm.mv.is_capture(),
         crowns: lm.mv.is_promotion(),
         fen_after: write_fen(&pos.play(&lm.mv)),
@@ -214,11 +224,32 @@ fn probe_in<R: Rules>(tb: &Tablebase, fen: Option<&str>) -> Result<Probe, ApiErr
         Err(ProbeError::Table(TableError::Missing(_))) => None,
         found => found.map_err(|e| ApiError::from_probe(R::VARIANT, e))?,
     };
+    let rule_set = RuleSet::default_for(R::VARIANT);
+    // Tables built before rule results, or a material without them: null.
+    let ruled = match tb.rule_moves(&pos, rule_set, Counters::default()) {
+        Err(ProbeError::Table(TableError::Missing(_)) | ProbeError::NoRuleResults(_)) => None,
+        found => Some(found.map_err(|e| ApiError::from_probe(R::VARIANT, e))?),
+    };
+    let rules = match ruled {
+        None => None,
+        Some(_) => Some(
+            tb.probe_rules(&pos, rule_set, Counters::default())
+                .map_err(|e| ApiError::from_probe(R::VARIANT, e))?
+                .name(),
+        ),
+    };
     let (rated, legal) = rated(tb, &pos)?;
     let moves = rated
         .iter()
         .enumerate()
-        .map(|(i, r)| move_answer(&pos, &legal, i, r.outcome))
+        .map(|(i, r)| {
+            let rule = ruled
+                .iter()
+                .flatten()
+                .find(|m| m.rated.mv == r.mv)
+                .map(|m| m.category.name());
+            move_answer(&pos, &legal, i, r.outcome, rule)
+        })
         .collect();
     Ok(Probe {
         variant: R::VARIANT.name(),
@@ -226,6 +257,7 @@ fn probe_in<R: Rules>(tb: &Tablebase, fen: Option<&str>) -> Result<Probe, ApiErr
         category: outcome.wdl.into(),
         dtw: distance(outcome),
         dtc,
+        rules,
         moves,
     })
 }
@@ -273,7 +305,7 @@ fn mainline_in<R: Rules>(tb: &Tablebase, fen: Option<&str>) -> Result<Mainline, 
                 truncated = true;
                 break;
             }
-            line.push(move_answer(&pos, &legal, 0, best.outcome));
+            line.push(move_answer(&pos, &legal, 0, best.outcome, None));
             pos = pos.play(&best.mv.mv);
         }
     }

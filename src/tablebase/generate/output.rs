@@ -39,6 +39,8 @@ pub(super) enum Stream {
     Values = 0,
     /// The distances to conversion.
     Dtc = 1,
+    /// The rule result codes.
+    Rules = 2,
 }
 
 /// Finished levels, packed (zstd) one stream per level, slice and [`Stream`] in a temporary
@@ -48,7 +50,7 @@ pub(super) struct Packed {
     file: File,
     end: u64,
     /// Per level, per stream, per slice: the stream's range in the file.
-    streams: Vec<[[(u64, u64); 2]; 2]>,
+    streams: Vec<[[(u64, u64); 2]; 3]>,
 }
 
 impl Packed {
@@ -65,7 +67,7 @@ impl Packed {
             path,
             file,
             end: 0,
-            streams: vec![[[(0, 0); 2]; 2]; levels],
+            streams: vec![[[(0, 0); 2]; 3]; levels],
         })
     }
 
@@ -109,17 +111,23 @@ impl Packed {
         Ok(())
     }
 
-    /// Reads back the values of slice `slice` in index order, and writes its three files
-    /// (`wdl`, `dtw` and `dtc` paths), with `counts` of its stored values.
+    /// Reads back the values of slice `slice` in index order, and writes its files (`wdl`,
+    /// `dtw` and `dtc` paths, and `rules` with its rule set's header byte when the job built
+    /// rule results), with `counts` of its stored values. Returns their lengths (0 for no
+    /// rules file).
     pub fn write_slice<R: Rules>(
         &self,
         placements: &Placements<R>,
         slice: usize,
         header: Header,
         counts: Counts,
-        paths: [&Path; 3],
+        paths: SlicePaths<'_>,
         mut progress: impl FnMut(u64),
-    ) -> Result<[u64; 3], GenerateError> {
+    ) -> Result<[u64; 4], GenerateError> {
+        let SlicePaths {
+            tables: paths,
+            rules,
+        } = paths;
         let io = |e| GenerateError::Io(self.path.clone(), e);
         let readers = |stream: Stream| {
             self.streams
@@ -137,9 +145,14 @@ impl Packed {
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(io)
         };
-        let mut readers = [readers(Stream::Values)?, readers(Stream::Dtc)?];
+        let mut readers = [
+            readers(Stream::Values)?,
+            readers(Stream::Dtc)?,
+            readers(Stream::Rules)?,
+        ];
         let bits = |longest: u16| if longest <= u8::MAX as u16 { 8 } else { 16 };
         let (dtw_bits, dtc_bits) = (bits(counts.max_dtw), bits(counts.max_dtc));
+        let base = header.clone();
         let header = |kind, value_bits, block_positions, longest| Header {
             kind,
             value_bits,
@@ -164,11 +177,33 @@ impl Packed {
                 paths[2],
                 header(FileKind::Dtc, dtc_bits, DTW_BLOCK, counts.max_dtc),
             )?,
+            rules: match rules {
+                None => None,
+                Some((path, rule_set)) => Some(BlockFile::create(
+                    path,
+                    Header {
+                        kind: FileKind::Rules,
+                        value_bits: bits(counts.max_rule),
+                        max_dtw: counts.max_rule,
+                        block_positions: DTW_BLOCK,
+                        wins: counts.rule_wins,
+                        draws: counts.rule_draws,
+                        losses: counts.rule_losses,
+                        unused: base.positions
+                            - counts.rule_wins
+                            - counts.rule_draws
+                            - counts.rule_losses,
+                        rule_set,
+                        ..base.clone()
+                    },
+                )?),
+            },
             dtw_bits,
             dtc_bits,
+            rule_bits: bits(counts.max_rule),
         };
         let k = placements.kings_per_placement() as usize;
-        let mut chunks: [Vec<u16>; 2] = [Vec::with_capacity(CHUNK), Vec::with_capacity(CHUNK)];
+        let mut chunks: [Vec<u16>; 3] = std::array::from_fn(|_| Vec::with_capacity(CHUNK));
         let mut bytes = vec![0u8; 2 * k.min(CHUNK)];
         for id in 0..placements.count(slice) {
             let level = placements.level_of(slice, id);
@@ -204,17 +239,31 @@ impl Packed {
             files.wdl.finish()?,
             files.dtw.finish()?,
             files.dtc.finish()?,
+            match files.rules {
+                Some(f) => f.finish()?,
+                None => 0,
+            },
         ])
     }
 }
 
-/// The three files of a slice being written.
+/// Where a slice's files are written.
+pub(super) struct SlicePaths<'a> {
+    /// The `wdl`, `dtw` and `dtc` files.
+    pub tables: [&'a Path; 3],
+    /// The rules file with its rule set's header byte, when the job builds rule results.
+    pub rules: Option<(&'a Path, u8)>,
+}
+
+/// The files of a slice being written.
 struct Files {
     wdl: BlockFile,
     dtw: BlockFile,
     dtc: BlockFile,
+    rules: Option<BlockFile>,
     dtw_bits: u8,
     dtc_bits: u8,
+    rule_bits: u8,
 }
 
 impl Drop for Packed {
@@ -261,9 +310,9 @@ fn stored(v: u16) -> Option<Outcome> {
 }
 
 impl Files {
-    /// Encodes a chunk of values and of distances to conversion (a whole number of blocks,
-    /// or the last ones) into the three files.
-    fn encode(&mut self, [values, dtc]: &[Vec<u16>; 2]) -> Result<(), GenerateError> {
+    /// Encodes a chunk of values, distances to conversion and rule results (a whole number
+    /// of blocks, or the last ones) into the files.
+    fn encode(&mut self, [values, dtc, rules]: &[Vec<u16>; 3]) -> Result<(), GenerateError> {
         let wdl_of = |v: u16| -> Option<u16> {
             stored(v).map(|o| match o.wdl {
                 Wdl::Win => wdl_code::WIN as u16,
@@ -296,6 +345,18 @@ impl Files {
                 compress(&pack(&raw, self.dtc_bits), DTW_LEVEL)
             })
             .collect();
+        if let Some(file) = &mut self.rules {
+            let rule_blocks: Vec<Vec<u8>> = rules
+                .par_chunks(DTW_BLOCK as usize)
+                .map(|r| {
+                    let raw = fill_runs(r.iter().copied(), |r| (r != NO_POSITION).then_some(r));
+                    compress(&pack(&raw, self.rule_bits), DTW_LEVEL)
+                })
+                .collect();
+            for b in &rule_blocks {
+                file.push(b)?;
+            }
+        }
         for b in &wdl_blocks {
             self.wdl.push(b)?;
         }
@@ -417,5 +478,6 @@ pub(super) fn base_header(
         draws: 0,
         losses: 0,
         unused: 0,
+        rule_set: 0,
     }
 }

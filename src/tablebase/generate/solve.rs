@@ -26,7 +26,11 @@ use super::super::levels::{Above, Level, Member, Placements};
 use super::super::outcome::{Outcome, Wdl};
 use super::super::probe::Tablebase;
 use super::GenerateError;
-use crate::rules::{Bitboard, Color, Geometry, MoveList, OPPOSITE, Position, Rules, generate};
+use super::rules::{RuleScratch, closed_rule, unit_rules};
+use crate::rules::{
+    Bitboard, Color, Geometry, MoveList, OPPOSITE, Position, RuleSet, Rules, generate,
+};
+use crate::tablebase::rule_result::{RuleCategory, RuleResult};
 use rayon::prelude::*;
 
 /// Marks an index that holds no position (men of both sides on one square).
@@ -52,6 +56,11 @@ const BATCH_POSITIONS: u64 = 1 << 14;
 
 /// What solving needs to know of the job.
 pub(super) struct Job<'a, R: Rules> {
+    /// The rule set whose results are built (see [`super::rules`]), if any.
+    pub rules: Option<&'static RuleSet>,
+    /// The plies of the count that governs the job's material under `rules` (`None`: no
+    /// count runs).
+    pub limit: Option<u32>,
     /// The index of each slice of the job.
     pub index: Vec<SliceIndex<R>>,
     /// Each slice's [`SliceIndex::king_arrangements`].
@@ -65,11 +74,11 @@ pub(super) struct Job<'a, R: Rules> {
 impl<R: Rules> Job<'_, R> {
     /// The slice the other side's moves are in.
     #[inline(always)]
-    fn twin(&self, slice: u8) -> u8 {
+    pub(super) fn twin(&self, slice: u8) -> u8 {
         if self.index.len() == 2 { 1 - slice } else { 0 }
     }
 
-    fn kings(&self) -> u64 {
+    pub(super) fn kings(&self) -> u64 {
         self.placements.kings_per_placement()
     }
 }
@@ -83,6 +92,12 @@ pub(super) struct Counts {
     pub max_dtw: u16,
     /// The longest distance to conversion.
     pub max_dtc: u16,
+    /// Positions (captures included) won, drawn and lost under the rules.
+    pub rule_wins: u64,
+    pub rule_draws: u64,
+    pub rule_losses: u64,
+    /// The largest rule result code.
+    pub max_rule: u16,
 }
 
 impl Counts {
@@ -98,7 +113,20 @@ impl Counts {
         }
     }
 
+    fn add_rule(&mut self, code: u16) {
+        match RuleResult::from_code(code).category {
+            RuleCategory::Win => self.rule_wins += 1,
+            RuleCategory::Loss => self.rule_losses += 1,
+            _ => self.rule_draws += 1,
+        }
+        self.max_rule = self.max_rule.max(code);
+    }
+
     pub fn merge(mut self, o: Counts) -> Counts {
+        self.rule_wins += o.rule_wins;
+        self.rule_draws += o.rule_draws;
+        self.rule_losses += o.rule_losses;
+        self.max_rule = self.max_rule.max(o.max_rule);
         self.wins += o.wins;
         self.draws += o.draws;
         self.losses += o.losses;
@@ -113,6 +141,8 @@ impl Counts {
 /// are not read while the level below is solved, and compress well).
 pub(super) struct Solved {
     pub values: Level,
+    /// The rule result codes, in the same layout (all 0 when the job builds none).
+    pub rules: Level,
     pub dtc: PackedBatches,
     pub counts: [Counts; 2],
 }
@@ -152,12 +182,13 @@ impl PackedBatches {
     }
 }
 
-/// Solves `level` given the level above it (solved): its values, distances to conversion
-/// and the counts of its stored values per slice.
+/// Solves `level` given the level above it (solved, with its rule results): its values,
+/// distances to conversion, rule results and the counts of its stored values per slice.
 pub(super) fn solve_level<R: Rules>(
     job: &Job<'_, R>,
     level: usize,
     above: Option<&Level>,
+    above_rules: Option<&Level>,
 ) -> Result<Solved, GenerateError> {
     let members = job.placements.members(level);
     let k = job.kings();
@@ -188,7 +219,7 @@ pub(super) fn solve_level<R: Rules>(
         .par_iter()
         .map_init(Scratch::default, |scratch, batch| {
             let mut out = Out::default();
-            let mut above = Above::new([above]);
+            let mut above = [Above::new([above]), Above::new([above_rules])];
             if closed {
                 for &m in &members[batch.clone()] {
                     solve_closed(job, m, &mut above, scratch, &mut out)?;
@@ -200,7 +231,7 @@ pub(super) fn solve_level<R: Rules>(
                 }
             }
             let dtc = PackedBatches::pack(&out.dtc);
-            Ok((out.values, dtc, out.counts))
+            Ok((out.values, out.rules, dtc, out.counts))
         })
         .collect::<Result<Vec<_>, GenerateError>>()?;
     let mut blocks = Vec::with_capacity(members.len());
@@ -218,14 +249,17 @@ pub(super) fn solve_level<R: Rules>(
     blocks.sort_unstable_by_key(|b| b.0);
     let mut counts = [Counts::default(); 2];
     let mut values = Vec::with_capacity(solved.len());
+    let mut rules = Vec::with_capacity(solved.len());
     let mut dtc = Vec::with_capacity(solved.len());
-    for (v, d, c) in solved {
+    for (v, r, d, c) in solved {
         values.push(v);
+        rules.push(r);
         dtc.push(d);
         counts = [counts[0].merge(c[0]), counts[1].merge(c[1])];
     }
     Ok(Solved {
         values: job.placements.level(blocks.clone(), values),
+        rules: job.placements.level(blocks.clone(), rules),
         dtc: PackedBatches {
             blocks,
             batches: dtc,
@@ -238,6 +272,7 @@ pub(super) fn solve_level<R: Rules>(
 #[derive(Default)]
 struct Out {
     values: Vec<u16>,
+    rules: Vec<u16>,
     dtc: Vec<u16>,
     counts: [Counts; 2],
 }
@@ -265,6 +300,7 @@ struct Scratch {
     summary: Vec<u16>,
     /// The positions whose distance to conversion is the current one, then the next.
     converting: [Vec<u32>; 2],
+    rules: RuleScratch,
 }
 
 /// Positions a [`Scratch::summary`] entry covers.
@@ -279,8 +315,8 @@ const PARALLEL_WINDOW: usize = 1 << 12;
 const PREFETCH_AHEAD: usize = 8;
 
 /// The members of a unit and their men.
-struct Unit<'a> {
-    members: &'a [Member],
+pub(super) struct Unit<'a> {
+    pub members: &'a [Member],
     men: &'a [(u64, u64)],
     twins: &'a [usize],
     free: &'a [Vec<u64>],
@@ -289,7 +325,7 @@ struct Unit<'a> {
 impl Unit<'_> {
     /// The frame of position `i` of the unit.
     #[inline(always)]
-    fn frame<R: Rules>(&self, job: &Job<'_, R>, i: usize) -> MoverFrame {
+    pub fn frame<R: Rules>(&self, job: &Job<'_, R>, i: usize) -> MoverFrame {
         let k = job.kings();
         let b = i / k as usize;
         let (mover, other) = self.men[b];
@@ -333,7 +369,7 @@ fn final_dtc(outcome: Outcome) -> u16 {
 fn solve_closed<R: Rules>(
     job: &Job<'_, R>,
     m: Member,
-    above: &mut Above<'_, 1>,
+    [above, above_rules]: &mut [Above<'_, 1>; 2],
     scratch: &mut Scratch,
     out: &mut Out,
 ) -> Result<(), GenerateError> {
@@ -349,6 +385,14 @@ fn solve_closed<R: Rules>(
             let code = code_of(outcome)?;
             let dtc = final_dtc(outcome);
             out.dtc.push(dtc);
+            let rule = match job.rules {
+                Some(_) => {
+                    closed_rule(job, m.slice, &pos, outcome, above_rules, &mut scratch.moves)?
+                }
+                None => 0,
+            };
+            out.rules.push(rule);
+            out.counts[m.slice as usize].add_rule(rule);
             if capture {
                 CAPTURE | code
             } else {
@@ -371,7 +415,7 @@ fn solve_closed<R: Rules>(
 fn solve_unit<R: Rules>(
     job: &Job<'_, R>,
     unit: &[Member],
-    above: &mut Above<'_, 1>,
+    [above, above_rules]: &mut [Above<'_, 1>; 2],
     scratch: &mut Scratch,
     out: &mut Out,
 ) -> Result<(), GenerateError> {
@@ -380,8 +424,10 @@ fn solve_unit<R: Rules>(
     let n = unit.len() * k as usize;
     out.values.resize(base + n, 0);
     out.dtc.resize(base + n, 0);
+    out.rules.resize(base + n, 0);
     let state = &mut out.values[base..];
     let dtc = &mut out.dtc[base..];
+    let rules = &mut out.rules[base..];
     let counts = &mut out.counts;
     let Scratch {
         moves,
@@ -394,6 +440,7 @@ fn solve_unit<R: Rules>(
         due,
         summary,
         converting,
+        rules: rule_scratch,
     } = scratch;
     men.clear();
     men.extend(unit.iter().map(|&m| job.placements.men(m)));
@@ -564,10 +611,24 @@ fn solve_unit<R: Rules>(
         }
     }
     conversions(job, &unit, keys, state, dtc, converting)?;
-    for (i, (&cell, &d)) in state.iter().zip(dtc.iter()).enumerate() {
+    if job.rules.is_some() {
+        unit_rules(
+            job,
+            &unit,
+            keys,
+            state,
+            rules,
+            above_rules,
+            moves,
+            rule_scratch,
+        )?;
+    }
+    for (i, ((&cell, &d), &rule)) in state.iter().zip(dtc.iter()).zip(rules.iter()).enumerate() {
+        let slice = unit.members[i / k as usize].slice as usize;
+        counts[slice].add_rule(rule);
         if cell & CAPTURE == 0 {
             let o = Outcome::from_code(cell & CODE).unwrap_or(Outcome::DRAW);
-            counts[unit.members[i / k as usize].slice as usize].add(o, d);
+            counts[slice].add(o, d);
         }
     }
     Ok(())
@@ -910,7 +971,7 @@ fn classify<R: Rules>(
 
 /// Calls `f` with every position of the unit from which a quiet move leads to position `i`,
 /// and whether that move is a man's (a Turkish sideways step).
-fn predecessors_in_unit<R: Rules>(
+pub(super) fn predecessors_in_unit<R: Rules>(
     job: &Job<'_, R>,
     unit: &Unit<'_>,
     keys: &[u64],

@@ -1,0 +1,242 @@
+//! Results under the job's rule set ([`super::super::rule_result`]), unit by unit, after the
+//! unit's plain values: the same walk back through the moves that stay in the unit, with
+//! the positions that moves out of it lead to valued by their rule results (read from the
+//! level above and the built slices), and ply by ply only up to the governing count.
+
+use super::super::levels::Above;
+use super::super::outcome::{Outcome, Wdl};
+use super::super::rule_result::{Contribution, RuleCategory, RuleResult};
+use super::GenerateError;
+use super::solve::{CODE, Job, Unit, predecessors_in_unit};
+use crate::rules::{Geometry, MoveList, Position, Rules, generate};
+use crate::tablebase::index::MoverFrame;
+
+/// Marks a position whose rule result is not known yet.
+const UNSET: u16 = u16::MAX;
+/// No exit wins (in [`RuleScratch::exit_win`]) or some exit cannot lose (in
+/// [`RuleScratch::exit_loss`]).
+const NONE: u16 = u16::MAX;
+
+/// Buffers a thread reuses from unit to unit.
+#[derive(Default)]
+pub(super) struct RuleScratch {
+    /// Per position, moves in the unit whose successor is not yet a known win.
+    open: Vec<u16>,
+    /// Per position, the fewest plies an exit wins in.
+    exit_win: Vec<u16>,
+    /// Per position, the most plies an exit loses in ([`NONE`]: an exit does not lose).
+    exit_loss: Vec<u16>,
+    /// Exit wins, (plies, position), sorted.
+    seeds: Vec<(u16, u32)>,
+    /// Per ply, the positions resolved with it, to walk back from.
+    resolved: Vec<Vec<u32>>,
+}
+
+/// What the moves out of the unit give a position, and its moves in the unit.
+struct Exits {
+    inside: u16,
+    win: Option<u16>,
+    /// `None` when an exit neither wins nor loses (or none may lose).
+    loss: Option<u16>,
+    any: bool,
+}
+
+/// What the moves of `pos` (of slice `slice`) that leave the unit give its side to move.
+fn exits<R: Rules>(
+    job: &Job<'_, R>,
+    slice: u8,
+    pos: &Position<R>,
+    above: &mut Above<'_, 1>,
+    list: &mut MoveList,
+) -> Result<Exits, GenerateError> {
+    let rules = job
+        .rules
+        .expect("exits are asked only of a job with rule results");
+    generate(pos, list);
+    let before = MoverFrame::of(pos).material().sides();
+    let kings = pos.kings();
+    let mut e = Exits {
+        inside: 0,
+        win: None,
+        loss: Some(0),
+        any: false,
+    };
+    for mv in list.as_slice() {
+        e.any = true;
+        let child = if mv.is_capture() || mv.is_promotion() {
+            let next = MoverFrame::of(&pos.play(mv));
+            // The position after the move is seen from the other side.
+            let [them, us] = next.material().sides();
+            let carried = rules.carries(before, [us, them], true);
+            job.tb
+                .stored_rule::<R>(&next)?
+                .contribution(carried, job.limit)
+        } else if kings.contains(mv.from())
+            || R::Board::col_row(mv.from()).1 == R::Board::col_row(mv.to()).1
+        {
+            e.inside += 1;
+            continue;
+        } else {
+            let next = MoverFrame::of(&pos.play(mv));
+            let twin = job.twin(slice);
+            let code = above
+                .value(&job.index[twin as usize], twin, &next)
+                .ok_or_else(|| {
+                    GenerateError::Limit("a man's step leads outside the level above".into())
+                })?;
+            let carried = rules.carries(before, before, true);
+            RuleResult::from_code(code).contribution(carried, job.limit)
+        };
+        match child {
+            Contribution::Win(p) => e.win = Some(e.win.map_or(p, |w| w.min(p))),
+            Contribution::Loss(p) => e.loss = e.loss.map(|l| l.max(p)),
+            Contribution::Neither => e.loss = None,
+        }
+    }
+    Ok(e)
+}
+
+/// The rule result of a position whose every move leaves its unit (a placement without
+/// kings), `plain` being its plain value.
+pub(super) fn closed_rule<R: Rules>(
+    job: &Job<'_, R>,
+    slice: u8,
+    pos: &Position<R>,
+    plain: Outcome,
+    above: &mut Above<'_, 1>,
+    list: &mut MoveList,
+) -> Result<u16, GenerateError> {
+    let e = exits(job, slice, pos, above, list)?;
+    if e.inside != 0 {
+        return Err(GenerateError::Limit(
+            "a quiet move that keeps a placement without kings".into(),
+        ));
+    }
+    Ok(final_result(&e, plain.wdl).code())
+}
+
+/// The result of a position from its exits alone.
+fn final_result(e: &Exits, plain: Wdl) -> RuleResult {
+    match (e.any, e.win, e.loss) {
+        (false, _, _) => RuleResult::NO_MOVE,
+        (true, Some(p), _) => RuleResult::win(p),
+        (true, None, Some(p)) => RuleResult::loss(p),
+        (true, None, None) => RuleResult::drawn(plain),
+    }
+}
+
+/// Records that position `i` of the unit has result `r` (a win or a loss), to be walked
+/// back from at its plies.
+fn resolve(s: &mut RuleScratch, rules: &mut [u16], i: usize, r: RuleResult) {
+    rules[i] = r.code();
+    let p = r.plies as usize;
+    if s.resolved.len() <= p {
+        s.resolved.resize_with(p + 1, Vec::new);
+    }
+    s.resolved[p].push(i as u32);
+}
+
+/// Fills `rules` with the rule result code of every position of the unit, `state` holding
+/// their plain values: exits are classified once; then ply by ply, up to the count, the
+/// positions resolved at that ply walk back their predecessors in the unit (a predecessor
+/// of a loss wins one ply later; one of a win loses when none of its moves is left, as
+/// slowly as its exits allow, unless an exit wins or does not lose).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn unit_rules<R: Rules>(
+    job: &Job<'_, R>,
+    unit: &Unit<'_>,
+    keys: &[u64],
+    state: &[u16],
+    rules: &mut [u16],
+    above: &mut Above<'_, 1>,
+    list: &mut MoveList,
+    s: &mut RuleScratch,
+) -> Result<(), GenerateError> {
+    let n = state.len();
+    let k = job.kings() as usize;
+    let plain = |i: usize| {
+        Outcome::from_code(state[i] & CODE)
+            .unwrap_or(Outcome::DRAW)
+            .wdl
+    };
+    s.open.clear();
+    s.open.resize(n, 0);
+    s.exit_win.clear();
+    s.exit_win.resize(n, NONE);
+    s.exit_loss.clear();
+    s.exit_loss.resize(n, NONE);
+    s.seeds.clear();
+    s.resolved.iter_mut().for_each(Vec::clear);
+    for i in 0..n {
+        let slice = unit.members[i / k].slice;
+        let pos = unit.frame(job, i).position::<R>();
+        let e = exits(job, slice, &pos, above, list)?;
+        if e.inside == 0 {
+            let r = final_result(&e, plain(i));
+            rules[i] = r.code();
+            if matches!(r.category, RuleCategory::Win | RuleCategory::Loss) {
+                resolve(s, rules, i, r);
+            }
+            continue;
+        }
+        rules[i] = UNSET;
+        s.open[i] = e.inside;
+        if let Some(w) = e.win {
+            s.exit_win[i] = w;
+            s.seeds.push((w, i as u32));
+        }
+        s.exit_loss[i] = e.loss.unwrap_or(NONE);
+    }
+    s.seeds.sort_unstable();
+    let within = |p: u32| job.limit.is_none_or(|l| p <= l);
+    let mut next_seed = 0;
+    let mut ply = 0usize;
+    while ply < s.resolved.len() || next_seed < s.seeds.len() {
+        while let Some(&(p, i)) = s.seeds.get(next_seed) {
+            if p as usize != ply {
+                break;
+            }
+            next_seed += 1;
+            if rules[i as usize] == UNSET {
+                resolve(s, rules, i as usize, RuleResult::win(p));
+            }
+        }
+        let after = ply as u32 + 1;
+        if ply >= s.resolved.len() || !within(after) {
+            ply += 1;
+            continue;
+        }
+        let after = u16::try_from(after)
+            .ok()
+            .filter(|&a| a < (UNSET - 4) / 2)
+            .ok_or_else(|| GenerateError::Limit("rule distances past 32765 plies".into()))?;
+        let now = std::mem::take(&mut s.resolved[ply]);
+        for &c in &now {
+            let lost = RuleResult::from_code(rules[c as usize]).category == RuleCategory::Loss;
+            predecessors_in_unit(job, unit, keys, c as usize, |at, _| {
+                if rules[at] != UNSET {
+                    return;
+                }
+                if lost {
+                    resolve(s, rules, at, RuleResult::win(after));
+                    return;
+                }
+                s.open[at] -= 1;
+                if s.open[at] == 0 && s.exit_win[at] == NONE && s.exit_loss[at] != NONE {
+                    let p = after.max(s.exit_loss[at]);
+                    if within(p.into()) {
+                        resolve(s, rules, at, RuleResult::loss(p));
+                    }
+                }
+            });
+        }
+        s.resolved[ply] = now;
+        ply += 1;
+    }
+    for (i, r) in rules.iter_mut().enumerate() {
+        if *r == UNSET {
+            *r = RuleResult::drawn(plain(i)).code();
+        }
+    }
+    Ok(())
+}
