@@ -319,6 +319,16 @@ fn petrov_triangle_wins_within_the_fifteen_moves() {
     assert_eq!(win.category, RuleCategory::Win);
     assert!(win.plies <= 30, "{win}");
     assert_eq!(rules("W:WKc1,Ke1,Kh4:BKa1").category, RuleCategory::Draw);
+    // A Turkish man on its own back rank has no index; with a capture its result comes
+    // from the capture (a king and a man against two kings: one piece each after it).
+    let turkish = tables(Variant::Turkish);
+    let tdf = RuleSet::default_for(Variant::Turkish);
+    let pos = parse_fen::<Turkish>("W:WKc8,Kh2:BKe3,d8").expect("FEN");
+    assert_eq!(turkish.probe_wdl(&pos).expect("probe"), Wdl::Win);
+    let category = turkish
+        .probe_rules(&pos, tdf, Counters::default())
+        .expect("probe rules");
+    assert_eq!(category, RuleCategory::Win);
     // Kings on both sides with four pieces: results would need both counters.
     let pos = parse_fen::<Russian>("W:WKa1,Kc1:BKh4,Kh8").expect("FEN");
     let e = tb.probe_rules(&pos, fsr, Counters::default()).unwrap_err();

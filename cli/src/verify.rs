@@ -104,6 +104,10 @@ fn check<R: Rules>(tb: &Tablebase, m: Material) -> String {
             stored,
             expected,
         }) => format!("bad index {index}: stored rule result {stored}, moves give {expected}"),
+        Ok(SliceCheck::DrawnByRules { header, counted }) => format!(
+            "bad counts in the rules header: {header} cursed wins and blessed losses, counted \
+             {counted}"
+        ),
         Ok(SliceCheck::Counts {
             kind,
             header,

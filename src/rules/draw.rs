@@ -110,6 +110,17 @@ pub enum Governing {
     Both,
 }
 
+impl Governing {
+    /// The plies of the count (`None` where no count runs, or two do).
+    pub fn plies(self) -> Option<u32> {
+        match self {
+            Governing::Quiet(plies) => plies,
+            Governing::Material { plies, .. } => Some(plies),
+            Governing::Both => None,
+        }
+    }
+}
+
 /// A count of plies from when a material arose.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct MaterialRule {

@@ -423,8 +423,13 @@ fn table_move<R: Rules>(
         Wdl::Loss => Score(-(Score::WIN - d)),
         Wdl::Draw => Score(0),
     };
-    Some(TableRoot::Answer(SearchResult {
-        best_move: Some(best.mv.mv),
+    Some(table_answer(best.mv.mv, score, pv, start))
+}
+
+/// The tables' move at the root, with its score and line, searched at depth 0.
+fn table_answer(best: Move, score: Score, pv: Vec<Move>, start: Instant) -> TableRoot {
+    TableRoot::Answer(SearchResult {
+        best_move: Some(best),
         info: SearchInfo {
             depth: 0,
             score,
@@ -432,7 +437,7 @@ fn table_move<R: Rules>(
             time: start.elapsed(),
             pv,
         },
-    }))
+    })
 }
 
 /// The tables' answer at the root under the rule results of `rules` (held by the tables),
@@ -481,16 +486,7 @@ fn rule_table_move<R: Rules>(
         RuleCategory::Loss => Score(-(Score::WIN - d)),
         _ => Score(0),
     };
-    Some(TableRoot::Answer(SearchResult {
-        best_move: Some(best.rated.mv.mv),
-        info: SearchInfo {
-            depth: 0,
-            score,
-            nodes: 0,
-            time: start.elapsed(),
-            pv,
-        },
-    }))
+    Some(table_answer(best.rated.mv.mv, score, pv, start))
 }
 
 /// The soft deadline (no new iteration after it) and the hard one (abort), from the limits.

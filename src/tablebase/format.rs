@@ -98,6 +98,9 @@ pub struct Header {
     /// In a rules file, 1 + the place of its rule set among the variant's
     /// ([`crate::rules::RuleSet::all`]); 0 in the others.
     pub rule_set: u8,
+    /// In a rules file, the positions (among the draws) won or lost without the counts:
+    /// cursed wins and blessed losses; 0 in the others.
+    pub drawn_by_rules: u64,
 }
 
 /// Why a table file cannot be used. Every variant names the file.
@@ -184,6 +187,7 @@ impl Header {
         b[56..64].copy_from_slice(&self.losses.to_le_bytes());
         b[64..72].copy_from_slice(&self.unused.to_le_bytes());
         b[72] = self.rule_set;
+        b[73..81].copy_from_slice(&self.drawn_by_rules.to_le_bytes());
         let crc = crc32fast::hash(&b[..HEADER_CRC_AT]);
         b[HEADER_CRC_AT..].copy_from_slice(&crc.to_le_bytes());
         b
@@ -239,6 +243,7 @@ impl Header {
             losses: u64_at(56),
             unused: u64_at(64),
             rule_set: b[72],
+            drawn_by_rules: u64_at(73),
         };
         Ok(header)
     }

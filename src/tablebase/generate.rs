@@ -33,13 +33,14 @@ pub use output::{DTW_BLOCK, WDL_BLOCK};
 /// are read often, and a large slice fills it.
 pub const BUILD_CACHE_BYTES: usize = 1 << 30;
 
-/// Bytes a build holds per position of the levels it keeps: the value and the rule result
-/// (2 each), and the key and place of each block of positions (16 bytes a block, for each).
-/// A solved level's distances to conversion are held compressed, then as many bytes again
-/// while it is packed.
-pub const LEVEL_BYTES_PER_POSITION: u64 = 4;
+/// Bytes a build holds per position of the levels it keeps: the value (2), and the key and
+/// place of each block of positions (16 bytes a block). A solved level's distances to
+/// conversion and rule results are held compressed, then as many bytes again while they
+/// are packed; the level above's rule results are held too where the level below cannot
+/// derive its own (see [`estimate`]).
+pub const LEVEL_BYTES_PER_POSITION: u64 = 2;
 /// Bytes a build keeps per block of positions of a level.
-pub const LEVEL_BYTES_PER_BLOCK: u64 = 32;
+pub const LEVEL_BYTES_PER_BLOCK: u64 = 16;
 
 /// Bytes a build holds besides its levels and the cache: code, threads, input maps, the
 /// buffers that write the files.
@@ -72,7 +73,8 @@ pub fn positions_per_core_second<R: Rules>(job: &SliceJob) -> f64 {
     }
 }
 
-/// The expected memory and one-core time of building `job`.
+/// The expected memory and one-core time of building `job` (with the rule results of the
+/// variant's default rule set).
 pub fn estimate<R: Rules>(job: &SliceJob) -> Estimate {
     let positions: u64 = job
         .slices
@@ -84,17 +86,26 @@ pub fn estimate<R: Rules>(job: &SliceJob) -> Estimate {
         .map(|l| placements.level_size_bound(l))
         .collect();
     // Levels are solved from the highest down: level `l` is solved while level `l + 1` is
-    // read (and the distances to conversion of the units being solved, a placement and its
-    // twin each, are held uncompressed: two of them counted), then packed with its distances
-    // to conversion.
-    let in_flight = 2 * 2 * placements.kings_per_placement();
+    // read (and the distances to conversion and rule results of the units being solved, a
+    // placement and its twin each, are held uncompressed: two of them counted), then packed
+    // with its distances to conversion and rule results. Under the variant's default rules,
+    // a job under a material count (or none) reads the rule results of the level above too;
+    // one under a quiet count derives its own (it reads them only where a conversion leads
+    // to a cursed win or a blessed loss, which this does not foresee).
+    let in_flight = 2 * 2 * 2 * placements.kings_per_placement();
+    let [a, b] = job.key().sides();
+    let reads_rules = !matches!(
+        RuleSet::default_for(R::VARIANT).governing(a, b),
+        Governing::Quiet(Some(_))
+    ) && rule_set_byte(RuleSet::default_for(R::VARIANT), job.key()).is_some();
+    let above_factor = if reads_rules { 2 } else { 1 };
     let kept = sizes
         .windows(2)
-        .map(|w| w[0] + (w[1] + in_flight).max(w[0]))
+        .map(|w| w[0] + (above_factor * w[1] + in_flight).max(w[0]))
         .chain(sizes.last().map(|&s| 2 * s))
         .max()
         .unwrap_or(0)
-        .min(2 * positions);
+        .min((1 + above_factor) * positions);
     let blocks = kept.div_ceil(placements.kings_per_placement().max(1));
     Estimate {
         positions,
@@ -265,11 +276,8 @@ fn build_into<R: Rules>(
     let index: Vec<SliceIndex<R>> = job.slices.iter().map(|&m| SliceIndex::new(m)).collect();
     let rule_set = rule_set_byte(rules, job.key());
     let [a, b] = job.key().sides();
-    let limit = match rules.governing(a, b) {
-        Governing::Quiet(plies) => plies,
-        Governing::Material { plies, .. } => Some(plies),
-        Governing::Both => None,
-    };
+    let governing = rules.governing(a, b);
+    let limit = governing.plies();
     if rule_set.is_some() && R::Board::SIDEWAYS != 0 && limit.is_some_and(|l| l > 0) {
         return Err(GenerateError::Limit(
             "rule results with a count through men's sideways steps".into(),
@@ -277,6 +285,7 @@ fn build_into<R: Rules>(
     }
     let work = solve::Job {
         rules: rule_set.map(|_| rules),
+        governing,
         limit,
         arrangements: index.iter().map(|i| i.king_arrangements()).collect(),
         index,
@@ -289,7 +298,17 @@ fn build_into<R: Rules>(
     let packed_path = dir.join(format!("{}.levels.tmp", job.key()));
     let mut packed = output::Packed::create(packed_path, levels)?;
     let mut counts = [solve::Counts::default(); 2];
-    let mut above: Option<(usize, Level, Level)> = None;
+    // Under a quiet count, while no conversion leads to a result drawn by the counts (a
+    // cursed win or blessed loss), the rule results follow from the distances to conversion.
+    let derivable = matches!(governing, Governing::Quiet(Some(_)))
+        && job.inputs.iter().all(|&m| {
+            tb.table(R::VARIANT, m, FileKind::Rules)
+                .is_ok_and(|t| t.header().drawn_by_rules == 0)
+        });
+    let mut above_drawn = false;
+    // The level above: its number, values and (when the level below cannot derive its own)
+    // rule results.
+    let mut above: Option<(usize, Level, Option<Level>)> = None;
     let slices = job.slices.len();
     for (done, level) in (0..levels).rev().enumerate() {
         progress.parts(done as u64, levels as u64);
@@ -297,16 +316,17 @@ fn build_into<R: Rules>(
             &work,
             level,
             above.as_ref().map(|a| &a.1),
-            above.as_ref().map(|a| &a.2),
+            above.as_ref().and_then(|a| a.2.as_ref()),
+            derivable && !above_drawn,
         )?;
+        above_drawn = solved.counts.iter().any(|c| c.rule_drawn > 0);
         let c = solved.counts;
         counts = [counts[0].merge(c[0]), counts[1].merge(c[1])];
         progress.advance(solved.values.positions());
         // The level above is read no more: packed and let go before this level's distances
         // to conversion are decompressed and packed.
-        if let Some((n, finished, finished_rules)) = above.take() {
+        if let Some((n, finished, _)) = above.take() {
             packed.add(n, Stream::Values, &finished, slices)?;
-            packed.add(n, Stream::Rules, &finished_rules, slices)?;
         }
         packed.add(
             level,
@@ -314,11 +334,15 @@ fn build_into<R: Rules>(
             &solved.dtc.level(&work.placements),
             slices,
         )?;
-        above = Some((level, solved.values, solved.rules));
+        // This level's rule results are packed now; kept decompressed for the level below
+        // only when that one cannot derive its own.
+        let rules = solved.rules.level(&work.placements);
+        packed.add(level, Stream::Rules, &rules, slices)?;
+        let kept = (work.rules.is_some() && (above_drawn || !derivable)).then_some(rules);
+        above = Some((level, solved.values, kept));
     }
-    if let Some((n, finished, finished_rules)) = above.take() {
+    if let Some((n, finished, _)) = above.take() {
         packed.add(n, Stream::Values, &finished, slices)?;
-        packed.add(n, Stream::Rules, &finished_rules, slices)?;
     }
     progress.parts(levels as u64, levels as u64);
     let mut written = Vec::new();

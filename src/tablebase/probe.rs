@@ -351,7 +351,8 @@ impl Tablebase {
                 frame.material()
             )));
         }
-        if frame.mover != 0 {
+        let indexed = frame.mover != 0 && slice_index::<R>(&frame).is_some();
+        if indexed {
             let material = frame.material();
             let table = self.table(R::VARIANT, material, FileKind::Rules)?;
             let held = table.header().rule_set;
@@ -371,7 +372,30 @@ impl Tablebase {
                 )));
             }
         }
-        self.stored_rule::<R>(&frame)
+        if frame.mover == 0 || indexed {
+            return self.stored_rule::<R>(&frame);
+        }
+        // A man where the index has no place for it (a Turkish man on its own back rank):
+        // only its captures, if it has any, are answered, from what they lead to.
+        let mut list = Captures::default();
+        if may_capture(pos) {
+            captures(pos, &mut list);
+        }
+        if list.as_slice().is_empty() {
+            return Err(ProbeError::NotCovered(MAN_OFF_DOMAIN.into()));
+        }
+        let limit = rules.governing(a, b).plies();
+        let mut moves = Vec::with_capacity(list.as_slice().len());
+        for mv in list.as_slice() {
+            let after = pos.play(mv);
+            let [them, us] = MoverFrame::of(&after).material().sides();
+            let carried = rules.carries([a, b], [us, them], true);
+            moves.push(
+                self.probe_rule_result(&after, rules)?
+                    .contribution(carried, limit),
+            );
+        }
+        Ok(RuleResult::from_moves(moves, self.resolve(pos, false)?.wdl))
     }
 
     /// The category of `pos` under `rules` with the counters `counters` (see

@@ -535,6 +535,7 @@ mod tests {
             losses: 0,
             unused: 0,
             rule_set: 0,
+            drawn_by_rules: 0,
         }
     }
 

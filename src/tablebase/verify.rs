@@ -30,7 +30,7 @@ use super::outcome::{Outcome, Wdl};
 use super::probe::{ProbeError, Tablebase};
 use super::rule_result::{RuleCategory, RuleResult};
 use super::table::TableFile;
-use crate::rules::{Governing, Move, MoveList, Position, RuleSet, Rules, generate, may_capture};
+use crate::rules::{Move, MoveList, Position, RuleSet, Rules, generate, may_capture};
 
 /// The verdict on one slice.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,6 +64,14 @@ pub enum SliceCheck {
         /// What the moves say.
         expected: RuleResult,
     },
+    /// Every value agrees with its successors, but the rules file's header says another
+    /// number of cursed wins and blessed losses than a recount.
+    DrawnByRules {
+        /// What the header says.
+        header: u64,
+        /// What the values hold.
+        counted: u64,
+    },
     /// Every value agrees with its successors, but a header's counts do not agree with a
     /// recount of the stored values.
     Counts {
@@ -83,8 +91,9 @@ const TASK_POSITIONS: usize = 1 << 14;
 #[derive(Default)]
 struct Tally {
     counts: [u64; 3],
-    /// Wins, draws (of every kind) and losses under the rules.
-    rule_counts: [u64; 3],
+    /// Wins, draws (of every kind) and losses under the rules, then the draws that are
+    /// wins or losses without the counts.
+    rule_counts: [u64; 4],
     bad: Option<SliceCheck>,
 }
 
@@ -194,8 +203,16 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
     }
     let [wins, draws, losses] = tally.counts;
     let counted = [wins, draws, losses, index[0].size() - wins - draws - losses];
-    let [wins, draws, losses] = tally.rule_counts;
+    let [wins, draws, losses, drawn] = tally.rule_counts;
     let rule_counted = [wins, draws, losses, index[0].size() - wins - draws - losses];
+    if let Some(f) = &rule_files
+        && f[0].header().drawn_by_rules != drawn
+    {
+        return Ok(SliceCheck::DrawnByRules {
+            header: f[0].header().drawn_by_rules,
+            counted: drawn,
+        });
+    }
     let rule_file = rule_files
         .iter()
         .map(|f| (FileKind::Rules, &f[0], rule_counted));
@@ -220,7 +237,7 @@ fn bad_index(bad: &SliceCheck) -> u64 {
         SliceCheck::Bad { index, .. }
         | SliceCheck::BadDtc { index, .. }
         | SliceCheck::BadRules { index, .. } => *index,
-        SliceCheck::Ok | SliceCheck::Counts { .. } => u64::MAX,
+        SliceCheck::Ok | SliceCheck::Counts { .. } | SliceCheck::DrawnByRules { .. } => u64::MAX,
     }
 }
 
@@ -412,6 +429,12 @@ fn check_level<R: Rules>(
                             RuleCategory::Loss => 2,
                             _ => 1,
                         }] += 1;
+                        if matches!(
+                            stored.category,
+                            RuleCategory::CursedWin | RuleCategory::BlessedLoss
+                        ) {
+                            tally.rule_counts[3] += 1;
+                        }
                         if stored != expected && tally.bad.is_none() {
                             tally.bad = Some(SliceCheck::BadRules {
                                 index: i,
@@ -510,11 +533,7 @@ fn expected_rule<R: Rules>(
 ) -> Result<RuleResult, ProbeError> {
     let twin = if index.len() == 2 { 1 } else { 0 };
     let before = MoverFrame::of(pos).material().sides();
-    let limit = match rules.governing(before[0], before[1]) {
-        Governing::Quiet(plies) => plies,
-        Governing::Material { plies, .. } => Some(plies),
-        Governing::Both => None,
-    };
+    let limit = rules.governing(before[0], before[1]).plies();
     let mut contributions = Vec::with_capacity(moves.len());
     for mv in moves {
         let next = pos.play(mv);

@@ -194,6 +194,7 @@ impl Packed {
                             - counts.rule_draws
                             - counts.rule_losses,
                         rule_set,
+                        drawn_by_rules: counts.rule_drawn,
                         ..base.clone()
                     },
                 )?),
@@ -479,5 +480,6 @@ pub(super) fn base_header(
         losses: 0,
         unused: 0,
         rule_set: 0,
+        drawn_by_rules: 0,
     }
 }

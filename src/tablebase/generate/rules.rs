@@ -8,7 +8,7 @@ use super::super::outcome::{Outcome, Wdl};
 use super::super::rule_result::{Contribution, RuleCategory, RuleResult};
 use super::GenerateError;
 use super::solve::{CODE, Job, Unit, predecessors_in_unit};
-use crate::rules::{Geometry, MoveList, Position, Rules, generate};
+use crate::rules::{Geometry, Governing, MoveList, Position, Rules, generate};
 use crate::tablebase::index::MoverFrame;
 
 /// Marks a position whose rule result is not known yet.
@@ -54,6 +54,13 @@ fn exits<R: Rules>(
         .expect("exits are asked only of a job with rule results");
     generate(pos, list);
     let before = MoverFrame::of(pos).material().sides();
+    // Whether the count goes on through a conversion to `after` (a material only counts
+    // through some).
+    let carried = |after| match job.governing {
+        Governing::Quiet(plies) => plies.is_none(),
+        Governing::Material { .. } => rules.carries(before, after, true),
+        Governing::Both => false,
+    };
     let kings = pos.kings();
     let mut e = Exits {
         inside: 0,
@@ -67,10 +74,9 @@ fn exits<R: Rules>(
             let next = MoverFrame::of(&pos.play(mv));
             // The position after the move is seen from the other side.
             let [them, us] = next.material().sides();
-            let carried = rules.carries(before, [us, them], true);
             job.tb
                 .stored_rule::<R>(&next)?
-                .contribution(carried, job.limit)
+                .contribution(carried([us, them]), job.limit)
         } else if kings.contains(mv.from())
             || R::Board::col_row(mv.from()).1 == R::Board::col_row(mv.to()).1
         {
@@ -84,8 +90,7 @@ fn exits<R: Rules>(
                 .ok_or_else(|| {
                     GenerateError::Limit("a man's step leads outside the level above".into())
                 })?;
-            let carried = rules.carries(before, before, true);
-            RuleResult::from_code(code).contribution(carried, job.limit)
+            RuleResult::from_code(code).contribution(carried(before), job.limit)
         };
         match child {
             Contribution::Win(p) => e.win = Some(e.win.map_or(p, |w| w.min(p))),
@@ -106,6 +111,10 @@ pub(super) fn closed_rule<R: Rules>(
     above: &mut Above<'_, 1>,
     list: &mut MoveList,
 ) -> Result<u16, GenerateError> {
+    // A plain draw is a draw under the rules: they only add draws.
+    if plain.wdl == Wdl::Draw {
+        return Ok(RuleResult::drawn(Wdl::Draw).code());
+    }
     let e = exits(job, slice, pos, above, list)?;
     if e.inside != 0 {
         return Err(GenerateError::Limit(
@@ -113,6 +122,22 @@ pub(super) fn closed_rule<R: Rules>(
         ));
     }
     Ok(final_result(&e, plain.wdl).code())
+}
+
+/// The rule result code of a position from its plain outcome and its distance to
+/// conversion, under a quiet count of `job.limit` plies when no successor out of the unit is
+/// drawn by the counts (no cursed win or blessed loss): then a conversion's result under the
+/// rules is its plain one, and the walk back of [`unit_rules`] is the distance to
+/// conversion's, cut at the count. A win or loss is one under the rules when its distance
+/// to conversion fits in the count.
+pub(super) fn derived_rule<R: Rules>(job: &Job<'_, R>, plain: Outcome, dtc: u16) -> u16 {
+    let fits = job.limit.is_some_and(|l| u32::from(dtc) <= l);
+    match plain.wdl {
+        Wdl::Win if fits => RuleResult::win(dtc),
+        Wdl::Loss if fits => RuleResult::loss(dtc),
+        w => RuleResult::drawn(w),
+    }
+    .code()
 }
 
 /// The result of a position from its exits alone.
@@ -168,6 +193,12 @@ pub(super) fn unit_rules<R: Rules>(
     s.seeds.clear();
     s.resolved.iter_mut().for_each(Vec::clear);
     for i in 0..n {
+        // A plain draw is a draw under the rules (they only add draws), and its
+        // predecessors never count it as a win: nothing to walk.
+        if plain(i) == Wdl::Draw {
+            rules[i] = RuleResult::drawn(Wdl::Draw).code();
+            continue;
+        }
         let slice = unit.members[i / k].slice;
         let pos = unit.frame(job, i).position::<R>();
         let e = exits(job, slice, &pos, above, list)?;

@@ -26,9 +26,9 @@ use super::super::levels::{Above, Level, Member, Placements};
 use super::super::outcome::{Outcome, Wdl};
 use super::super::probe::Tablebase;
 use super::GenerateError;
-use super::rules::{RuleScratch, closed_rule, unit_rules};
+use super::rules::{RuleScratch, closed_rule, derived_rule, unit_rules};
 use crate::rules::{
-    Bitboard, Color, Geometry, MoveList, OPPOSITE, Position, RuleSet, Rules, generate,
+    Bitboard, Color, Geometry, Governing, MoveList, OPPOSITE, Position, RuleSet, Rules, generate,
 };
 use crate::tablebase::rule_result::{RuleCategory, RuleResult};
 use rayon::prelude::*;
@@ -58,8 +58,9 @@ const BATCH_POSITIONS: u64 = 1 << 14;
 pub(super) struct Job<'a, R: Rules> {
     /// The rule set whose results are built (see [`super::rules`]), if any.
     pub rules: Option<&'static RuleSet>,
-    /// The plies of the count that governs the job's material under `rules` (`None`: no
-    /// count runs).
+    /// The count that governs the job's material under `rules`.
+    pub governing: Governing,
+    /// Its plies (`None`: no count runs).
     pub limit: Option<u32>,
     /// The index of each slice of the job.
     pub index: Vec<SliceIndex<R>>,
@@ -96,6 +97,8 @@ pub(super) struct Counts {
     pub rule_wins: u64,
     pub rule_draws: u64,
     pub rule_losses: u64,
+    /// Of the draws under the rules, the wins and losses without them.
+    pub rule_drawn: u64,
     /// The largest rule result code.
     pub max_rule: u16,
 }
@@ -117,7 +120,11 @@ impl Counts {
         match RuleResult::from_code(code).category {
             RuleCategory::Win => self.rule_wins += 1,
             RuleCategory::Loss => self.rule_losses += 1,
-            _ => self.rule_draws += 1,
+            RuleCategory::Draw => self.rule_draws += 1,
+            RuleCategory::CursedWin | RuleCategory::BlessedLoss => {
+                self.rule_draws += 1;
+                self.rule_drawn += 1;
+            }
         }
         self.max_rule = self.max_rule.max(code);
     }
@@ -126,6 +133,7 @@ impl Counts {
         self.rule_wins += o.rule_wins;
         self.rule_draws += o.rule_draws;
         self.rule_losses += o.rule_losses;
+        self.rule_drawn += o.rule_drawn;
         self.max_rule = self.max_rule.max(o.max_rule);
         self.wins += o.wins;
         self.draws += o.draws;
@@ -137,12 +145,13 @@ impl Counts {
 }
 
 /// A solved level: the values (outcome codes) and, in the same layout, the distances to
-/// conversion of its won and lost positions, each batch compressed as it was solved (they
-/// are not read while the level below is solved, and compress well).
+/// conversion of its won and lost positions and their rule result codes (all 0 when the job
+/// builds none), each batch compressed as it was solved (the distances are not read while
+/// the level below is solved, the rule results only when it cannot derive its own, and they
+/// compress well).
 pub(super) struct Solved {
     pub values: Level,
-    /// The rule result codes, in the same layout (all 0 when the job builds none).
-    pub rules: Level,
+    pub rules: PackedBatches,
     pub dtc: PackedBatches,
     pub counts: [Counts; 2],
 }
@@ -184,11 +193,14 @@ impl PackedBatches {
 
 /// Solves `level` given the level above it (solved, with its rule results): its values,
 /// distances to conversion, rule results and the counts of its stored values per slice.
+/// With `derived`, the rule results follow from the values and distances to conversion
+/// ([`derived_rule`]: no successor's result is drawn by the counts).
 pub(super) fn solve_level<R: Rules>(
     job: &Job<'_, R>,
     level: usize,
     above: Option<&Level>,
     above_rules: Option<&Level>,
+    derived: bool,
 ) -> Result<Solved, GenerateError> {
     let members = job.placements.members(level);
     let k = job.kings();
@@ -222,16 +234,17 @@ pub(super) fn solve_level<R: Rules>(
             let mut above = [Above::new([above]), Above::new([above_rules])];
             if closed {
                 for &m in &members[batch.clone()] {
-                    solve_closed(job, m, &mut above, scratch, &mut out)?;
+                    solve_closed(job, m, &mut above, derived, scratch, &mut out)?;
                 }
             } else {
                 for unit in &units[batch.clone()] {
                     let unit: Vec<Member> = unit.iter().map(|&i| members[i as usize]).collect();
-                    solve_unit(job, &unit, &mut above, scratch, &mut out)?;
+                    solve_unit(job, &unit, &mut above, derived, scratch, &mut out)?;
                 }
             }
             let dtc = PackedBatches::pack(&out.dtc);
-            Ok((out.values, out.rules, dtc, out.counts))
+            let rules = PackedBatches::pack(&out.rules);
+            Ok((out.values, rules, dtc, out.counts))
         })
         .collect::<Result<Vec<_>, GenerateError>>()?;
     let mut blocks = Vec::with_capacity(members.len());
@@ -259,7 +272,10 @@ pub(super) fn solve_level<R: Rules>(
     }
     Ok(Solved {
         values: job.placements.level(blocks.clone(), values),
-        rules: job.placements.level(blocks.clone(), rules),
+        rules: PackedBatches {
+            blocks: blocks.clone(),
+            batches: rules,
+        },
         dtc: PackedBatches {
             blocks,
             batches: dtc,
@@ -370,6 +386,7 @@ fn solve_closed<R: Rules>(
     job: &Job<'_, R>,
     m: Member,
     [above, above_rules]: &mut [Above<'_, 1>; 2],
+    derived: bool,
     scratch: &mut Scratch,
     out: &mut Out,
 ) -> Result<(), GenerateError> {
@@ -386,6 +403,7 @@ fn solve_closed<R: Rules>(
             let dtc = final_dtc(outcome);
             out.dtc.push(dtc);
             let rule = match job.rules {
+                Some(_) if derived => derived_rule(job, outcome, dtc),
                 Some(_) => {
                     closed_rule(job, m.slice, &pos, outcome, above_rules, &mut scratch.moves)?
                 }
@@ -416,6 +434,7 @@ fn solve_unit<R: Rules>(
     job: &Job<'_, R>,
     unit: &[Member],
     [above, above_rules]: &mut [Above<'_, 1>; 2],
+    derived: bool,
     scratch: &mut Scratch,
     out: &mut Out,
 ) -> Result<(), GenerateError> {
@@ -611,7 +630,11 @@ fn solve_unit<R: Rules>(
         }
     }
     conversions(job, &unit, keys, state, dtc, converting)?;
-    if job.rules.is_some() {
+    if job.rules.is_some() && derived {
+        for ((r, &v), &d) in rules.iter_mut().zip(state.iter()).zip(dtc.iter()) {
+            *r = derived_rule(job, solved_outcome(v), d);
+        }
+    } else if job.rules.is_some() {
         unit_rules(
             job,
             &unit,
