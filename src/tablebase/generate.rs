@@ -277,8 +277,7 @@ fn build_into<R: Rules>(
     let rule_set = rule_set_byte(rules, job.key());
     let [a, b] = job.key().sides();
     let governing = rules.governing(a, b);
-    let limit = governing.plies();
-    if rule_set.is_some() && R::Board::SIDEWAYS != 0 && limit.is_some_and(|l| l > 0) {
+    if rule_set.is_some() && R::Board::SIDEWAYS != 0 && governing.plies().is_some_and(|l| l > 0) {
         return Err(GenerateError::Limit(
             "rule results with a count through men's sideways steps".into(),
         ));
@@ -286,7 +285,6 @@ fn build_into<R: Rules>(
     let work = solve::Job {
         rules: rule_set.map(|_| rules),
         governing,
-        limit,
         arrangements: index.iter().map(|i| i.king_arrangements()).collect(),
         index,
         placements: Placements::<R>::new(&job.slices),

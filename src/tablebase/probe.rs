@@ -8,7 +8,7 @@ use super::format::{FileKind, TableError, wdl_code};
 use super::index::{MoverFrame, SliceIndex};
 use super::material::Material;
 use super::outcome::{Outcome, Wdl};
-use super::rule_result::{RuleCategory, RuleResult};
+use super::rule_result::{Moves, RuleCategory, RuleResult};
 use super::table::{Access, BlockCache, TableFile};
 use crate::Variant;
 use crate::notation::movetext::sort_moves;
@@ -385,17 +385,17 @@ impl Tablebase {
             return Err(ProbeError::NotCovered(MAN_OFF_DOMAIN.into()));
         }
         let limit = rules.governing(a, b).plies();
-        let mut moves = Vec::with_capacity(list.as_slice().len());
+        let mut moves = Moves::default();
         for mv in list.as_slice() {
             let after = pos.play(mv);
             let [them, us] = MoverFrame::of(&after).material().sides();
             let carried = rules.carries([a, b], [us, them], true);
-            moves.push(
+            moves.add(
                 self.probe_rule_result(&after, rules)?
                     .contribution(carried, limit),
             );
         }
-        Ok(RuleResult::from_moves(moves, self.resolve(pos, false)?.wdl))
+        Ok(moves.result(self.resolve(pos, false)?.wdl))
     }
 
     /// The category of `pos` under `rules` with the counters `counters` (see

@@ -5,7 +5,7 @@
 //! A position is governed by one count ([`crate::rules::Governing`]): its `limit` is that
 //! count's plies, `None` where no count runs. With `p` plies of the count left, the side to
 //! move wins under the rules when its stored win needs at most `p`, and loses when its
-//! stored loss does. The plies needed come from the moves ([`RuleResult::from_moves`]): a
+//! stored loss does. The plies needed come from the moves ([`Moves`]): a
 //! move that starts the count again (a conversion, under a quiet count) needs one ply and
 //! gives the category of the position it leads to; a move the count goes on through needs
 //! one ply more than that position's result.
@@ -178,21 +178,52 @@ impl RuleResult {
             _ => Contribution::Neither,
         }
     }
+}
 
-    /// The result of a position from what its moves give (none: no legal move), `plain`
-    /// being its result without the counts: the fastest win, else the slowest loss when
-    /// every move loses, else a draw.
-    pub fn from_moves(moves: impl IntoIterator<Item = Contribution>, plain: Wdl) -> RuleResult {
-        let (mut any, mut win, mut loss) = (false, None::<u16>, Some(0u16));
-        for c in moves {
-            any = true;
-            match c {
-                Contribution::Win(p) => win = Some(win.map_or(p, |w| w.min(p))),
-                Contribution::Loss(p) => loss = loss.map(|l| l.max(p)),
-                Contribution::Neither => loss = None,
-            }
+/// What a position's moves give, folded one at a time: the fastest win, else the slowest
+/// loss when every move loses, else a draw (the one "best over the moves" under the rules).
+#[derive(Copy, Clone, Debug)]
+pub struct Moves {
+    any: bool,
+    win: Option<u16>,
+    /// `None` once a move neither wins nor loses.
+    loss: Option<u16>,
+}
+
+impl Default for Moves {
+    fn default() -> Self {
+        Moves {
+            any: false,
+            win: None,
+            loss: Some(0),
         }
-        match (any, win, loss) {
+    }
+}
+
+impl Moves {
+    /// One more move.
+    pub fn add(&mut self, c: Contribution) {
+        self.any = true;
+        match c {
+            Contribution::Win(p) => self.win = Some(self.win.map_or(p, |w| w.min(p))),
+            Contribution::Loss(p) => self.loss = self.loss.map(|l| l.max(p)),
+            Contribution::Neither => self.loss = None,
+        }
+    }
+
+    /// The fewest plies a move wins in.
+    pub fn win(&self) -> Option<u16> {
+        self.win
+    }
+
+    /// The most plies a move loses in, `None` when one neither wins nor loses.
+    pub fn loss(&self) -> Option<u16> {
+        self.loss
+    }
+
+    /// The result of the position, `plain` being its result without the counts.
+    pub fn result(&self, plain: Wdl) -> RuleResult {
+        match (self.any, self.win, self.loss) {
             (false, _, _) => RuleResult::NO_MOVE,
             (true, Some(p), _) => RuleResult::win(p),
             (true, None, Some(p)) => RuleResult::loss(p),
@@ -221,6 +252,12 @@ mod tests {
         assert_eq!(RuleResult::win(5).code(), 13);
     }
 
+    fn from_moves<const N: usize>(moves: [Contribution; N], plain: Wdl) -> RuleResult {
+        let mut fold = Moves::default();
+        moves.into_iter().for_each(|c| fold.add(c));
+        fold.result(plain)
+    }
+
     #[test]
     fn counts_decide_what_a_move_gives() {
         let lost = RuleResult::loss(9);
@@ -233,13 +270,10 @@ mod tests {
             Contribution::Loss(4)
         );
         let moves = [Contribution::Loss(3), Contribution::Loss(7)];
-        assert_eq!(
-            RuleResult::from_moves(moves, Wdl::Loss),
-            RuleResult::loss(7)
-        );
+        assert_eq!(from_moves(moves, Wdl::Loss), RuleResult::loss(7));
         let moves = [Contribution::Loss(3), Contribution::Neither];
         assert_eq!(
-            RuleResult::from_moves(moves, Wdl::Loss).category,
+            from_moves(moves, Wdl::Loss).category,
             RuleCategory::BlessedLoss
         );
         let moves = [
@@ -247,8 +281,8 @@ mod tests {
             Contribution::Win(4),
             Contribution::Win(2),
         ];
-        assert_eq!(RuleResult::from_moves(moves, Wdl::Win), RuleResult::win(2));
-        assert_eq!(RuleResult::from_moves([], Wdl::Loss), RuleResult::NO_MOVE);
+        assert_eq!(from_moves(moves, Wdl::Win), RuleResult::win(2));
+        assert_eq!(from_moves([], Wdl::Loss), RuleResult::NO_MOVE);
         assert_eq!(
             RuleResult::win(20).with_plies_left(Some(19)),
             RuleCategory::CursedWin

@@ -28,7 +28,7 @@ use super::levels::{Above, Level, Member, Placements};
 use super::material::Material;
 use super::outcome::{Outcome, Wdl};
 use super::probe::{ProbeError, Tablebase};
-use super::rule_result::{RuleCategory, RuleResult};
+use super::rule_result::{Moves, RuleCategory, RuleResult};
 use super::table::TableFile;
 use crate::rules::{Move, MoveList, Position, RuleSet, Rules, generate, may_capture};
 
@@ -534,7 +534,7 @@ fn expected_rule<R: Rules>(
     let twin = if index.len() == 2 { 1 } else { 0 };
     let before = MoverFrame::of(pos).material().sides();
     let limit = rules.governing(before[0], before[1]).plies();
-    let mut contributions = Vec::with_capacity(moves.len());
+    let mut fold = Moves::default();
     for mv in moves {
         let next = pos.play(mv);
         let frame = MoverFrame::of(&next);
@@ -552,7 +552,7 @@ fn expected_rule<R: Rules>(
         let [them, us] = frame.material().sides();
         let conversion = !quiet || !pos.kings().contains(mv.from());
         let carried = rules.carries(before, [us, them], conversion);
-        contributions.push(result.contribution(carried, limit));
+        fold.add(result.contribution(carried, limit));
     }
-    Ok(RuleResult::from_moves(contributions, plain))
+    Ok(fold.result(plain))
 }

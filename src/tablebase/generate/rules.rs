@@ -5,10 +5,10 @@
 
 use super::super::levels::Above;
 use super::super::outcome::{Outcome, Wdl};
-use super::super::rule_result::{Contribution, RuleCategory, RuleResult};
+use super::super::rule_result::{Moves, RuleCategory, RuleResult};
 use super::GenerateError;
 use super::solve::{CODE, Job, Unit, predecessors_in_unit};
-use crate::rules::{Geometry, Governing, MoveList, Position, Rules, generate};
+use crate::rules::{Geometry, MoveList, Position, Rules, generate};
 use crate::tablebase::index::MoverFrame;
 
 /// Marks a position whose rule result is not known yet.
@@ -35,10 +35,7 @@ pub(super) struct RuleScratch {
 /// What the moves out of the unit give a position, and its moves in the unit.
 struct Exits {
     inside: u16,
-    win: Option<u16>,
-    /// `None` when an exit neither wins nor loses (or none may lose).
-    loss: Option<u16>,
-    any: bool,
+    out: Moves,
 }
 
 /// What the moves of `pos` (of slice `slice`) that leave the unit give its side to move.
@@ -54,29 +51,21 @@ fn exits<R: Rules>(
         .expect("exits are asked only of a job with rule results");
     generate(pos, list);
     let before = MoverFrame::of(pos).material().sides();
-    // Whether the count goes on through a conversion to `after` (a material only counts
-    // through some).
-    let carried = |after| match job.governing {
-        Governing::Quiet(plies) => plies.is_none(),
-        Governing::Material { .. } => rules.carries(before, after, true),
-        Governing::Both => false,
-    };
+    let carried = |after| rules.carries(before, after, true);
+    let limit = job.governing.plies();
     let kings = pos.kings();
     let mut e = Exits {
         inside: 0,
-        win: None,
-        loss: Some(0),
-        any: false,
+        out: Moves::default(),
     };
     for mv in list.as_slice() {
-        e.any = true;
         let child = if mv.is_capture() || mv.is_promotion() {
             let next = MoverFrame::of(&pos.play(mv));
             // The position after the move is seen from the other side.
             let [them, us] = next.material().sides();
             job.tb
                 .stored_rule::<R>(&next)?
-                .contribution(carried([us, them]), job.limit)
+                .contribution(carried([us, them]), limit)
         } else if kings.contains(mv.from())
             || R::Board::col_row(mv.from()).1 == R::Board::col_row(mv.to()).1
         {
@@ -90,13 +79,9 @@ fn exits<R: Rules>(
                 .ok_or_else(|| {
                     GenerateError::Limit("a man's step leads outside the level above".into())
                 })?;
-            RuleResult::from_code(code).contribution(carried(before), job.limit)
+            RuleResult::from_code(code).contribution(carried(before), limit)
         };
-        match child {
-            Contribution::Win(p) => e.win = Some(e.win.map_or(p, |w| w.min(p))),
-            Contribution::Loss(p) => e.loss = e.loss.map(|l| l.max(p)),
-            Contribution::Neither => e.loss = None,
-        }
+        e.out.add(child);
     }
     Ok(e)
 }
@@ -121,33 +106,23 @@ pub(super) fn closed_rule<R: Rules>(
             "a quiet move that keeps a placement without kings".into(),
         ));
     }
-    Ok(final_result(&e, plain.wdl).code())
+    Ok(e.out.result(plain.wdl).code())
 }
 
 /// The rule result code of a position from its plain outcome and its distance to
-/// conversion, under a quiet count of `job.limit` plies when no successor out of the unit is
+/// conversion, under a quiet count of its plies when no successor out of the unit is
 /// drawn by the counts (no cursed win or blessed loss): then a conversion's result under the
 /// rules is its plain one, and the walk back of [`unit_rules`] is the distance to
 /// conversion's, cut at the count. A win or loss is one under the rules when its distance
 /// to conversion fits in the count.
 pub(super) fn derived_rule<R: Rules>(job: &Job<'_, R>, plain: Outcome, dtc: u16) -> u16 {
-    let fits = job.limit.is_some_and(|l| u32::from(dtc) <= l);
+    let fits = job.governing.plies().is_some_and(|l| u32::from(dtc) <= l);
     match plain.wdl {
         Wdl::Win if fits => RuleResult::win(dtc),
         Wdl::Loss if fits => RuleResult::loss(dtc),
         w => RuleResult::drawn(w),
     }
     .code()
-}
-
-/// The result of a position from its exits alone.
-fn final_result(e: &Exits, plain: Wdl) -> RuleResult {
-    match (e.any, e.win, e.loss) {
-        (false, _, _) => RuleResult::NO_MOVE,
-        (true, Some(p), _) => RuleResult::win(p),
-        (true, None, Some(p)) => RuleResult::loss(p),
-        (true, None, None) => RuleResult::drawn(plain),
-    }
 }
 
 /// Records that position `i` of the unit has result `r` (a win or a loss), to be walked
@@ -203,7 +178,7 @@ pub(super) fn unit_rules<R: Rules>(
         let pos = unit.frame(job, i).position::<R>();
         let e = exits(job, slice, &pos, above, list)?;
         if e.inside == 0 {
-            let r = final_result(&e, plain(i));
+            let r = e.out.result(plain(i));
             rules[i] = r.code();
             if matches!(r.category, RuleCategory::Win | RuleCategory::Loss) {
                 resolve(s, rules, i, r);
@@ -212,14 +187,15 @@ pub(super) fn unit_rules<R: Rules>(
         }
         rules[i] = UNSET;
         s.open[i] = e.inside;
-        if let Some(w) = e.win {
+        if let Some(w) = e.out.win() {
             s.exit_win[i] = w;
             s.seeds.push((w, i as u32));
         }
-        s.exit_loss[i] = e.loss.unwrap_or(NONE);
+        s.exit_loss[i] = e.out.loss().unwrap_or(NONE);
     }
     s.seeds.sort_unstable();
-    let within = |p: u32| job.limit.is_none_or(|l| p <= l);
+    let limit = job.governing.plies();
+    let within = |p: u32| limit.is_none_or(|l| p <= l);
     let mut next_seed = 0;
     let mut ply = 0usize;
     while ply < s.resolved.len() || next_seed < s.seeds.len() {

@@ -60,8 +60,6 @@ pub(super) struct Job<'a, R: Rules> {
     pub rules: Option<&'static RuleSet>,
     /// The count that governs the job's material under `rules`.
     pub governing: Governing,
-    /// Its plies (`None`: no count runs).
-    pub limit: Option<u32>,
     /// The index of each slice of the job.
     pub index: Vec<SliceIndex<R>>,
     /// Each slice's [`SliceIndex::king_arrangements`].
