@@ -405,8 +405,8 @@ fn assert_same_tables(a: &Path, b: &Path) {
     }
     assert_eq!(
         fa.len(),
-        3 * 41,
-        "41 slices of English up to 4 pieces, three files each"
+        4 * 41,
+        "41 slices of English up to 4 pieces, four files each (wdl, dtw, dtc, rules)"
     );
 }
 

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use damka::notation::{parse_fen, parse_move, parse_square, write_fen};
 use damka::rules::{Bitboard, Color, Geometry, Position, Rules, legal_moves};
 use damka::tablebase::{Material, SliceIndex};
-use damka::{Variant, with_rules};
+use damka::{RuleSet, Variant, with_rules};
 use serde_json::Value;
 
 mod common;
@@ -69,10 +69,15 @@ struct Server {
 
 impl Server {
     fn start(extra: &[&str]) -> Server {
+        Server::start_on(tables(), extra)
+    }
+
+    /// A server of the tables in `dir`.
+    fn start_on(dir: &Path, extra: &[&str]) -> Server {
         let mut child = Command::new(DAMKA)
             .arg("serve")
             .arg("--tables")
-            .arg(tables())
+            .arg(dir)
             .args(["--bind", "127.0.0.1:0"])
             .args(extra)
             .stdout(Stdio::null())
@@ -169,6 +174,11 @@ fn probe_path(variant: Variant, fen: &str) -> String {
 
 /// What `damka probe` prints for a position.
 fn damka_probe(variant: Variant, fen: &str) -> String {
+    damka_probe_in(tables(), variant, fen, &[])
+}
+
+/// `damka probe`'s output on the tables in `dir`, with `extra` arguments.
+fn damka_probe_in(dir: &Path, variant: Variant, fen: &str, extra: &[&str]) -> String {
     let out = Command::new(DAMKA)
         .args([
             "probe",
@@ -178,7 +188,8 @@ fn damka_probe(variant: Variant, fen: &str) -> String {
             fen,
             "--tables",
         ])
-        .arg(tables())
+        .arg(dir)
+        .args(extra)
         .output()
         .expect("damka probe runs");
     assert!(
@@ -331,6 +342,7 @@ fn answers_equal_damka_probe_in_every_variant() {
             let canonical =
                 with_rules!(variant, R => write_fen(&parse_fen::<R>(&fen).expect("fen")));
             assert_eq!(answer["fen"], canonical);
+            assert_eq!(answer["rule_set"], RuleSet::default_for(variant).name);
             assert_eq!(
                 as_probe_text(&answer),
                 damka_probe(variant, &fen),
@@ -349,6 +361,65 @@ fn answers_equal_damka_probe_in_every_variant() {
         .filter(|l| l.starts_with("GET /api/v1/") && l.contains(" 200 ") && l.ends_with("us"))
         .count();
     assert_eq!(probes, checked, "one access-log line per request: {log:?}");
+}
+
+#[test]
+fn rules_names_the_draw_rules_of_the_rules_fields() {
+    let refused = |dir: &Path, name: &str| {
+        let out = Command::new(DAMKA)
+            .arg("serve")
+            .arg("--tables")
+            .arg(dir)
+            .args(["--bind", "127.0.0.1:0", "--rules", name])
+            .output()
+            .expect("damka serve runs");
+        assert_eq!(out.status.code(), Some(2), "--rules {name}");
+        String::from_utf8(out.stderr).expect("utf-8")
+    };
+    let unknown = refused(tables(), "fide");
+    assert!(
+        unknown.contains("no variant has draw rules 'fide'"),
+        "{unknown}"
+    );
+    // The shared tables' English rules files hold the default, wcdf.
+    let other = refused(tables(), "rulepage-50");
+    assert!(
+        other.contains("english rules files of") && other.contains("hold wcdf, not rulepage-50"),
+        "{other}"
+    );
+    // English tables built under rulepage-50 answer under it, as `damka probe --rules` does.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-rulepage-50");
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = Command::new(DAMKA)
+        .args([
+            "generate",
+            "--quiet",
+            "--variant",
+            "english",
+            "--pieces",
+            "4",
+        ])
+        .args(["--rules", "rulepage-50", "--tables"])
+        .arg(&dir)
+        .output()
+        .expect("damka generate runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let server = Server::start_on(&dir, &["--rules", "rulepage-50"]);
+    let agent = agent();
+    let mut fens = random_fens(Variant::English, 8, 29);
+    fens.push("W:WK19,K23:BK28,12".into());
+    for fen in &fens {
+        let (status, answer) = get(&agent, &server.base, &probe_path(Variant::English, fen));
+        assert_eq!(status, 200, "{fen}: {answer}");
+        assert_eq!(answer["rule_set"], "rulepage-50");
+        assert!(answer["rules"].is_string(), "{fen}: {answer}");
+        let probe = damka_probe_in(&dir, Variant::English, fen, &["--rules", "rulepage-50"]);
+        assert_eq!(as_probe_text(&answer), probe, "{fen}");
+    }
 }
 
 #[test]

@@ -12,14 +12,17 @@ mod log;
 mod page;
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use damka::RuleSet;
 use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
+use damka::tablebase::{FileKind, Tablebase};
 
 use super::CliError;
-use super::tables::{open, tables_dir};
+use super::tables::{open, slices, tables_dir, variants};
+use api::RuleChoice;
 
 /// How long the requests in flight may take to finish once a stop signal came.
 const GRACE: Duration = Duration::from_secs(10);
@@ -39,12 +42,21 @@ pub struct Args {
     /// Block cache for the tables, in MiB.
     #[arg(long, default_value_t = (DEFAULT_CACHE_BYTES >> 20) as u64)]
     cache: u64,
+    /// Draw rules of the `rules` fields, by name (docs/RULES.md): the variants that have
+    /// rules of that name answer under them, the others under their default. The tables'
+    /// rules files must hold them (`damka generate --rules NAME`).
+    #[arg(long)]
+    rules: Option<String>,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let dir = tables_dir(&args.tables);
     let cache = usize::try_from(args.cache.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
+    let rules = RuleChoice::new(args.rules.as_deref()).map_err(CliError::input)?;
     let tablebase = Arc::new(open(&dir, cache)?);
+    if args.rules.is_some() {
+        rule_files_hold(&tablebase, &dir, rules)?;
+    }
     let workers = args.threads.map_or_else(
         || std::thread::available_parallelism().map_or(2, |n| n.get()),
         usize::from,
@@ -71,7 +83,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             "damka serve: listening on http://{local}/ (tables {}, {workers} probe workers)",
             dir.display()
         );
-        let app = http::router(http::Pool::new(tablebase, dir, workers));
+        let app = http::router(http::Pool::new(tablebase, dir, rules, workers));
         let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
         let server = axum::serve(listener, app).with_graceful_shutdown(async move {
             stop_signal().await;
@@ -97,6 +109,37 @@ pub fn run(args: Args) -> Result<(), CliError> {
         }
     })?;
     eprintln!("damka serve: stopped");
+    Ok(())
+}
+
+/// Refuses to start when a variant's rules files hold another rule set than the one its
+/// answers follow: every `rules` field of that variant would be null.
+fn rule_files_hold(tb: &Tablebase, dir: &Path, rules: RuleChoice) -> Result<(), CliError> {
+    for variant in variants(dir, None) {
+        let wanted = rules.for_variant(variant);
+        for m in slices(dir, variant)? {
+            if !Tablebase::path_in(dir, variant, m, FileKind::Rules).is_file() {
+                continue;
+            }
+            let held = tb
+                .table(variant, m, FileKind::Rules)
+                .map_err(|e| CliError::input(e.to_string()))?
+                .header()
+                .rule_set;
+            let held = RuleSet::all(variant).nth(usize::from(held).wrapping_sub(1));
+            if held.is_some_and(|h| h.name != wanted.name) {
+                return Err(CliError::input(format!(
+                    "the {variant} rules files of {} hold {}, not {} (build them with \
+                     damka generate --variant {variant} --rules {} into another directory)",
+                    dir.display(),
+                    held.map_or("?", |h| h.name),
+                    wanted.name,
+                    wanted.name
+                )));
+            }
+            break;
+        }
+    }
     Ok(())
 }
 

@@ -2,9 +2,10 @@
 //! table files), so the HTTP layer runs it on the probe workers.
 //!
 //! Shapes (every field always present unless said otherwise):
-//! - position: `{"variant", "fen", "category", "dtw", "dtc", "moves": [move...]}`, moves best
-//!   first;
-//! - move: `{"move", "category", "dtw", "capture", "crowns", "fen_after", "path"}`, with the
+//! - position: `{"variant", "fen", "category", "dtw", "dtc", "rule_set", "rules", "moves":
+//!   [move...]}`, moves best first;
+//! - move: `{"move", "category", "dtw", "rules", "capture", "crowns", "fen_after", "path"}`
+//!   (`rules` in a position's moves only), with the
 //!   category and distance for the side that plays it, counted from before the move (as
 //!   `damka probe` prints them);
 //! - mainline: `{"variant", "fen", "category", "dtw", "winner", "mainline": [move...],
@@ -15,9 +16,10 @@
 //!
 //! `category` is `win`, `draw` or `loss`, `dtw` the plies to the end and `dtc` the plies to
 //! the next conversion (a capture or a man's move, as `damka probe` prints it); both null for
-//! a draw, `dtc` also for tables built without `.dtc` files. The tables hold no move-count
-//! draw rules yet; when they do, `category` gains the rule categories, so clients should
-//! accept category names they do not know and ignore fields they do not know.
+//! a draw, `dtc` also for tables built without `.dtc` files. `rules` is the result under
+//! the move-count draw rules named by `rule_set` (`serve --rules`, else the variant's
+//! default) with the counters at 0: `win`, `cursed-win`, `draw`, `blessed-loss` or `loss`,
+//! null where the tables hold none. Clients should ignore fields they do not know.
 
 use std::path::Path;
 
@@ -104,8 +106,7 @@ fn pieces_text(men: u8, kings: u8) -> String {
     }
 }
 
-/// A result category. Today the tables hold the theoretical result only; the move-count
-/// rule categories will be added here.
+/// A result category without the move-count rules (those are the `rules` fields).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Category {
@@ -132,6 +133,33 @@ fn distance(o: Outcome) -> Option<u16> {
     (o.wdl != Wdl::Draw).then_some(o.dtw)
 }
 
+/// The draw rules the `rules` fields follow: the rule set of a name in the variants that
+/// have one, each variant's default in the others.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct RuleChoice(Option<&'static str>);
+
+impl RuleChoice {
+    /// The rule sets called `name` (every variant's default without a name); a name no
+    /// variant has is an error naming it.
+    pub fn new(name: Option<&str>) -> Result<RuleChoice, String> {
+        let Some(name) = name else {
+            return Ok(RuleChoice(None));
+        };
+        Variant::ALL
+            .iter()
+            .find_map(|&v| RuleSet::find(v, name).ok())
+            .map(|r| RuleChoice(Some(r.name)))
+            .ok_or_else(|| format!("no variant has draw rules '{name}' (docs/RULES.md lists them)"))
+    }
+
+    /// The rule set `variant`'s answers follow.
+    pub fn for_variant(self, variant: Variant) -> &'static RuleSet {
+        self.0
+            .and_then(|name| RuleSet::find(variant, name).ok())
+            .unwrap_or_else(|| RuleSet::default_for(variant))
+    }
+}
+
 /// A position's answer.
 #[derive(Debug, Serialize)]
 pub struct Probe {
@@ -140,8 +168,10 @@ pub struct Probe {
     category: Category,
     dtw: Option<u16>,
     dtc: Option<u16>,
-    /// The result under the variant's default draw rules with the counters at 0 (`win`,
-    /// `cursed-win`, `draw`, `blessed-loss`, `loss`); null where the tables hold none.
+    /// The name of the draw rules `rules` follows (`fmjd`, `wcdf`, ...).
+    rule_set: &'static str,
+    /// The result under those draw rules with the counters at 0 (`win`, `cursed-win`,
+    /// `draw`, `blessed-loss`, `loss`); null where the tables hold none.
     rules: Option<&'static str>,
     moves: Vec<MoveAnswer>,
 }
@@ -154,7 +184,7 @@ pub struct MoveAnswer {
     text: String,
     category: Category,
     dtw: Option<u16>,
-    /// Its result under the default draw rules for the side playing it (null without).
+    /// Its result under the draw rules for the side playing it (null without).
     rules: Option<&'static str>,
     capture: bool,
     crowns: bool,
@@ -211,11 +241,20 @@ fn rated<R: Rules>(
 }
 
 /// `GET /api/v1/VARIANT?fen=FEN`: the position's result and every move's, best first.
-pub fn probe(tb: &Tablebase, variant: Variant, fen: Option<&str>) -> Result<Probe, ApiError> {
-    with_rules!(variant, R => probe_in::<R>(tb, fen))
+pub fn probe(
+    tb: &Tablebase,
+    variant: Variant,
+    fen: Option<&str>,
+    rules: RuleChoice,
+) -> Result<Probe, ApiError> {
+    with_rules!(variant, R => probe_in::<R>(tb, fen, rules.for_variant(variant)))
 }
 
-fn probe_in<R: Rules>(tb: &Tablebase, fen: Option<&str>) -> Result<Probe, ApiError> {
+fn probe_in<R: Rules>(
+    tb: &Tablebase,
+    fen: Option<&str>,
+    rule_set: &'static RuleSet,
+) -> Result<Probe, ApiError> {
     let pos = position::<R>(fen)?;
     let outcome = tb
         .probe_dtw(&pos)
@@ -224,7 +263,6 @@ fn probe_in<R: Rules>(tb: &Tablebase, fen: Option<&str>) -> Result<Probe, ApiErr
         Err(ProbeError::Table(TableError::Missing(_))) => None,
         found => found.map_err(|e| ApiError::from_probe(R::VARIANT, e))?,
     };
-    let rule_set = RuleSet::default_for(R::VARIANT);
     // Tables built before rule results, or a material without them: null.
     let ruled = match tb.rule_moves(&pos, rule_set, Counters::default()) {
         Err(ProbeError::Table(TableError::Missing(_)) | ProbeError::NoRuleResults(_)) => None,
@@ -257,6 +295,7 @@ fn probe_in<R: Rules>(tb: &Tablebase, fen: Option<&str>) -> Result<Probe, ApiErr
         category: outcome.wdl.into(),
         dtw: distance(outcome),
         dtc,
+        rule_set: rule_set.name,
         rules,
         moves,
     })

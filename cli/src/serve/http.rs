@@ -14,7 +14,7 @@ use damka::tablebase::Tablebase;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
-use super::api::{self, ApiError};
+use super::api::{self, ApiError, RuleChoice};
 use super::{log, page};
 
 /// The probe workers: at most `workers` jobs at once, each on a blocking thread, the rest
@@ -23,15 +23,17 @@ use super::{log, page};
 pub struct Pool {
     tablebase: Arc<Tablebase>,
     dir: Arc<PathBuf>,
+    rules: RuleChoice,
     permits: Arc<Semaphore>,
 }
 
 impl Pool {
-    /// A pool of `workers` over the tables of `dir`.
-    pub fn new(tablebase: Arc<Tablebase>, dir: PathBuf, workers: usize) -> Pool {
+    /// A pool of `workers` over the tables of `dir`, answering under the draw rules `rules`.
+    pub fn new(tablebase: Arc<Tablebase>, dir: PathBuf, rules: RuleChoice, workers: usize) -> Pool {
         Pool {
             tablebase,
             dir: Arc::new(dir),
+            rules,
             permits: Arc::new(Semaphore::new(workers.max(1))),
         }
     }
@@ -92,7 +94,11 @@ async fn probe(
     variant: Result<Path<String>, PathRejection>,
     query: Result<Query<FenQuery>, QueryRejection>,
 ) -> Response {
-    position_job(pool, variant, query, api::probe).await
+    let rules = pool.rules;
+    position_job(pool, variant, query, move |tb, variant, fen| {
+        api::probe(tb, variant, fen, rules)
+    })
+    .await
 }
 
 async fn mainline(
@@ -108,7 +114,7 @@ async fn position_job<T: Serialize + Send + 'static>(
     pool: Pool,
     variant: Result<Path<String>, PathRejection>,
     query: Result<Query<FenQuery>, QueryRejection>,
-    job: fn(&Tablebase, damka::Variant, Option<&str>) -> Result<T, ApiError>,
+    job: impl FnOnce(&Tablebase, damka::Variant, Option<&str>) -> Result<T, ApiError> + Send + 'static,
 ) -> Response {
     let answer = match request(variant, query) {
         Ok((variant, fen)) => {

@@ -21,6 +21,11 @@ const TOOLS = [
   { id: "bk", title: "black king", color: "black", king: true },
 ];
 const HEADINGS = { win: "Winning moves", draw: "Drawing moves", loss: "Losing moves" };
+// The rule categories that differ from the plain result: a move count draws the game.
+const RULE_NOTES = {
+  "cursed-win": "a cursed win: a move count draws it",
+  "blessed-loss": "a blessed loss: a move count draws it",
+};
 
 const state = {
   variant: null, // the variant shown
@@ -147,7 +152,10 @@ function drawProbe(probe) {
   }
   const p = probe.body;
   const side = sideName(state.board.side);
-  const detail = p.moves.length === 0 ? side + " has no move." : null;
+  const notes = [];
+  if (p.moves.length === 0) notes.push(side + " has no move.");
+  if (RULE_NOTES[p.rules]) notes.push("Under the " + p.rule_set + " draw rules, " + RULE_NOTES[p.rules] + ".");
+  const detail = notes.length ? notes.join(" ") : null;
   setVerdict(side + " to move: " + resultText(p.category, p.dtw), p.category, detail);
   let group = null;
   let groupCategory = null;
@@ -164,10 +172,13 @@ function drawProbe(probe) {
       "data-move": m.move,
       "data-category": m.category,
       "data-dtw": m.dtw === null ? "" : String(m.dtw),
-      title: m.move + ": " + resultText(m.category, m.dtw) + " for " + side,
+      "data-rules": m.rules || "",
+      title: m.move + ": " + resultText(m.category, m.dtw) + " for " + side
+        + (RULE_NOTES[m.rules] ? "; under the " + p.rule_set + " draw rules " + RULE_NOTES[m.rules] : ""),
     });
     link.append(el("span", { class: "text" }, m.move));
-    const flags = [m.capture ? "capture" : "", m.crowns ? "crowns" : ""].filter(Boolean);
+    const cursed = { "cursed-win": "cursed", "blessed-loss": "blessed" }[m.rules] || "";
+    const flags = [m.capture ? "capture" : "", m.crowns ? "crowns" : "", cursed].filter(Boolean);
     if (flags.length) link.append(el("span", { class: "flags" }, flags.join(" ")));
     const label = m.category[0].toUpperCase() + m.category.slice(1);
     link.append(el("span", { class: "result" }, m.dtw === null ? label : label + " " + m.dtw));
