@@ -475,6 +475,21 @@ impl Tablebase {
 
     /// The outcome of `pos`, searching captures; with `dtw` false the distance is 0.
     pub fn resolve<R: Rules>(&self, pos: &Position<R>, dtw: bool) -> Result<Outcome, ProbeError> {
+        // Most probes find their blocks in memory: that path carries no error values.
+        if let Some(outcome) = self.resolve_cached(pos, dtw) {
+            return Ok(outcome);
+        }
+        self.resolve_uncached(pos, dtw)
+    }
+
+    /// [`Tablebase::resolve`] opening files and reading blocks as needed.
+    #[cold]
+    #[inline(never)]
+    fn resolve_uncached<R: Rules>(
+        &self,
+        pos: &Position<R>,
+        dtw: bool,
+    ) -> Result<Outcome, ProbeError> {
         resolve_by(pos, dtw, &|frame| {
             self.stored::<R, _>(
                 frame,
