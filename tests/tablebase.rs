@@ -329,8 +329,14 @@ fn petrov_triangle_wins_within_the_fifteen_moves() {
         .probe_rules(&pos, tdf, Counters::default())
         .expect("probe rules");
     assert_eq!(category, RuleCategory::Win);
-    // Kings on both sides with four pieces: results would need both counters.
-    let pos = parse_fen::<Russian>("W:WKa1,Kc1:BKh4,Kh8").expect("FEN");
+    // Kings on both sides with four pieces (rule (c), 30 moves): without men it runs with
+    // the quiet count ply for ply, which decides; a win by a capture next move is a win.
+    let win = rules("W:WKa1,Kc3:BKh8,Kf6");
+    assert_eq!((win.category, win.plies), (RuleCategory::Win, 1));
+    assert_eq!(rules("W:WKa1,Kc1:BKh4,Kh8").category, RuleCategory::Draw);
+    // With a man beside them, a man's move resets the quiet count only: the results would
+    // need both counters.
+    let pos = parse_fen::<Russian>("W:WKa1,c3:BKh4,Kh8").expect("FEN");
     let e = tb.probe_rules(&pos, fsr, Counters::default()).unwrap_err();
     assert!(matches!(e, ProbeError::NoRuleResults(_)), "{e}");
 }

@@ -145,7 +145,8 @@ fn c_probe_text(tb: &Handle, variant: Variant, fen: &str) -> Result<String, (c_i
     if has_rules {
         out.push_str(&format!("rules {}\n", category_name(category)));
     } else {
-        // Only where the tables hold no rule results (Russian kings on both sides).
+        // Only where the tables hold no rule results (Russian kings on both sides, a man
+        // beside them).
         assert_eq!(rules, damka_status::DAMKA_ERR_NO_RULES as c_int, "{fen}");
     }
     match code {

@@ -34,7 +34,7 @@ def test_python_answers_equal_damka_probe(tb, damka_bin, tables_dir, variant):
         try:
             category, ruled = tb.rule_moves(variant, fen)
         except damka.TablebaseError as e:
-            # Russian kings on both sides: no rule results, and no `rules` line.
+            # Russian kings on both sides with a man: no rule results, no `rules` line.
             assert variant == "russian" and "two counters" in str(e), (fen, e)
             assert cli_rules(damka_bin, tables_dir, variant, fen) is None, fen
         else:

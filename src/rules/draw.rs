@@ -337,13 +337,20 @@ impl RuleSet {
     /// The count that decides the results of a material (the sides in either order) at
     /// the counters a game can reach: a material count starts with the quiet count (both at
     /// a capture or a man move), so it is never behind it and runs out first when it is
-    /// the shorter.
+    /// the shorter. Without men, a longer material count that starts again at every change
+    /// of material (Russian (c) with kings only) runs with the quiet count ply for ply:
+    /// every move is a king's or a capture, which changes the material and resets both,
+    /// and the material arose by a capture or a crowning, which reset both. So the quiet
+    /// count decides.
     pub fn governing(&self, a: SideMaterial, b: SideMaterial) -> Governing {
         match (self.material_rule(a, b), self.quiet) {
             (Some((index, r)), q) if q.is_none_or(|q| r.plies <= q.plies) => Governing::Material {
                 index,
                 plies: r.plies,
             },
+            (Some((_, r)), Some(q)) if a.men == 0 && b.men == 0 && !r.continues => {
+                Governing::Quiet(Some(q.plies))
+            }
             (Some(_), _) => Governing::Both,
             (None, q) => Governing::Quiet(q.map(|q| q.plies)),
         }
@@ -593,6 +600,37 @@ mod tests {
                 material: 8
             }
         );
+    }
+
+    #[test]
+    fn russian_kings_on_both_sides_need_two_counters_only_with_men() {
+        let r = RuleSet::default_for(Variant::Russian);
+        let side = |men, kings| SideMaterial { men, kings };
+        // Kings only: the quiet count (15 moves) runs with the 30-move count and decides.
+        assert_eq!(
+            r.governing(side(0, 2), side(0, 2)),
+            Governing::Quiet(Some(30))
+        );
+        assert_eq!(
+            r.governing(side(0, 3), side(0, 3)),
+            Governing::Quiet(Some(30))
+        );
+        assert!(r.solvable(side(0, 2), side(0, 2)));
+        // Three kings against one: rule (b), 15 moves from when the material arose.
+        assert_eq!(
+            r.governing(side(0, 3), side(0, 1)),
+            Governing::Material {
+                index: 0,
+                plies: 30
+            }
+        );
+        // A man beside kings on both sides: its moves reset the quiet count only.
+        assert_eq!(r.governing(side(1, 1), side(0, 2)), Governing::Both);
+        assert!(!r.solvable(side(1, 1), side(0, 2)));
+        // Men only, one of which may crown into kings on both sides with a man left.
+        assert!(!r.solvable(side(2, 0), side(0, 2)));
+        // Three pieces: (c) covers four or more.
+        assert!(r.solvable(side(1, 1), side(0, 1)));
     }
 
     #[test]
