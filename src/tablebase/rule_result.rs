@@ -155,6 +155,20 @@ impl RuleResult {
         }
     }
 
+    /// The result under a quiet count of `limit` plies of a position of plain result
+    /// `plain` and distance to conversion `dtc`, exact when no conversion leads to a result
+    /// drawn by the counts (no cursed win or blessed loss): then a conversion's result under
+    /// the rules is its plain one, and a win or loss is one under the rules when its
+    /// distance to conversion fits in the count.
+    pub fn derived(plain: Wdl, dtc: u16, limit: u32) -> RuleResult {
+        let fits = u32::from(dtc) <= limit;
+        match plain {
+            Wdl::Win if fits => RuleResult::win(dtc),
+            Wdl::Loss if fits => RuleResult::loss(dtc),
+            w => RuleResult::drawn(w),
+        }
+    }
+
     /// The category with `left` plies of the governing count left (`None`: no count runs).
     pub fn with_plies_left(self, left: Option<u32>) -> RuleCategory {
         let fits = left.is_none_or(|l| u32::from(self.plies) <= l);

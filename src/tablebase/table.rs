@@ -1,6 +1,7 @@
 //! One table file opened for probing: checked, read block by block (positioned reads by
 //! default, a memory map on request), decoded through a bounded cache shared by all tables.
 
+use std::cell::RefCell;
 use std::fs::File;
 use std::io::ErrorKind;
 use std::os::unix::fs::FileExt;
@@ -206,7 +207,7 @@ impl TableFile {
         if crc32fast::hash(bytes) != self.crcs[b as usize] {
             return Err(damaged());
         }
-        let out = zstd::bulk::decompress(bytes, expected).map_err(|_| damaged())?;
+        let out = decompress(bytes, expected).map_err(|_| damaged())?;
         if out.len() != expected {
             return Err(TableError::BadBlock(
                 self.path.clone(),
@@ -283,6 +284,25 @@ impl TableFile {
         cache.insert(&self.slots, self.id, block, &data);
         Ok(unpack(&data, self.header.value_bits, (index % bp) as usize))
     }
+}
+
+thread_local! {
+    /// Each thread's zstd decompression context, made on first use: making one for every
+    /// block cost as much as a fifth of a `verify`.
+    static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        const { RefCell::new(None) };
+}
+
+/// The zstd frame `bytes` decoded, at most `capacity` bytes.
+pub(crate) fn decompress(bytes: &[u8], capacity: usize) -> std::io::Result<Vec<u8>> {
+    DECOMPRESSOR.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let d = match &mut *cell {
+            Some(d) => d,
+            None => cell.insert(zstd::bulk::Decompressor::new()?),
+        };
+        d.decompress(bytes, capacity)
+    })
 }
 
 /// Fills `buf` from `file` at `offset`; a file that ends first is truncated.

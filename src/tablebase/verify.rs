@@ -25,12 +25,12 @@ use super::format::TableError;
 use super::format::{FileKind, unpack, wdl_code};
 use super::index::{KingArrangements, MoverFrame, SliceIndex};
 use super::levels::{Above, Level, Member, Placements};
-use super::material::Material;
+use super::material::{Material, SliceJob};
 use super::outcome::{Outcome, Wdl};
 use super::probe::{ProbeError, Tablebase};
 use super::rule_result::{Moves, RuleCategory, RuleResult};
 use super::table::TableFile;
-use crate::rules::{Move, MoveList, Position, RuleSet, Rules, generate, may_capture};
+use crate::rules::{Governing, Move, MoveList, Position, RuleSet, Rules, generate, may_capture};
 
 /// The verdict on one slice.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -153,6 +153,24 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
             })?)
         }
     };
+    // Under a quiet count, when neither the pair nor the slices its conversions lead to
+    // hold a result drawn by the counts, each rule result is the one its distance to
+    // conversion gives (as the generator derives it), checked so without a loop over the
+    // moves. The recount of the pair's drawn results against its header confirms the
+    // premise (the inputs' own checks confirm theirs).
+    let [a, b] = m.sides();
+    let derived = match rules.map(|r| r.governing(a, b)) {
+        Some(Governing::Quiet(Some(limit))) => {
+            let drawn_none = |t: &TableFile| t.header().drawn_by_rules == 0;
+            let inputs_none = SliceJob::for_slice(m).inputs.iter().all(|&i| {
+                tb.table(R::VARIANT, i, FileKind::Rules)
+                    .is_ok_and(|t| drawn_none(&t))
+            });
+            let pair_none = rule_files.iter().flatten().all(|t| drawn_none(t));
+            (inputs_none && pair_none).then_some(limit)
+        }
+        _ => None,
+    };
     for file in files[0].iter().chain(rule_files.iter().map(|f| &f[0])) {
         (0..file.header().blocks)
             .into_par_iter()
@@ -180,7 +198,11 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
             &arrangements[0],
             [&current, &dtc, &rule_level],
             above.as_ref().map(|[a, _]| a),
-            rules.map(|r| (r, above.as_ref().map(|[_, r]| r))),
+            rules.map(|r| RuleCheck {
+                set: r,
+                above: above.as_ref().map(|[_, r]| r),
+                derived,
+            }),
         )?;
         // Levels go from high indices to low ones only roughly: keep the lowest bad index.
         let lower = match (&tally.bad, &checked.bad) {
@@ -374,9 +396,20 @@ impl Decoded {
     }
 }
 
+/// How a pair's rule results are checked.
+#[derive(Copy, Clone)]
+struct RuleCheck<'a> {
+    /// The rule set.
+    set: &'a RuleSet,
+    /// The rule results of the level above.
+    above: Option<&'a Level>,
+    /// The quiet count's plies, when each result is the one its distance to conversion
+    /// gives ([`RuleResult::derived`]); else each is checked against its moves.
+    derived: Option<u32>,
+}
+
 /// Checks the positions of the first slice in `level` (values, distances to conversion and,
-/// with a rule set, rule results, read with the rule results of the level above) and counts
-/// their values.
+/// with a rule set, rule results) and counts their values.
 #[allow(clippy::too_many_arguments)]
 fn check_level<R: Rules>(
     tb: &Tablebase,
@@ -385,7 +418,7 @@ fn check_level<R: Rules>(
     arrangements: &Option<KingArrangements>,
     [level, dtc, rule_level]: [&Level; 3],
     above: Option<&Level>,
-    rules: Option<(&RuleSet, Option<&Level>)>,
+    rules: Option<RuleCheck<'_>>,
 ) -> Result<Tally, ProbeError> {
     let kings = level.kings;
     let twin = if index.len() == 2 { 1 } else { 0 };
@@ -401,7 +434,7 @@ fn check_level<R: Rules>(
         .map_init(
             || {
                 let read = Above::new([Some(level), above]);
-                let read_rules = Above::new([Some(rule_level), rules.and_then(|r| r.1)]);
+                let read_rules = Above::new([Some(rule_level), rules.and_then(|r| r.above)]);
                 (MoveList::new(), read, Above::new([Some(dtc)]), read_rules)
             },
             |(list, read, read_dtc, read_rules), c| {
@@ -415,14 +448,23 @@ fn check_level<R: Rules>(
                         .position(&index[0], i % kings, arrangements.as_ref());
                     generate(&pos, list);
                     let moves = list.as_slice();
-                    if let Some((rules, _)) = rules {
+                    // A wrong rule result is reported after a wrong value or distance of
+                    // the same position (the rule result may follow from those).
+                    let mut rule_bad = None;
+                    if let Some(rules) = rules {
                         let plain = level
                             .value(0, i)
                             .and_then(Outcome::from_code)
                             .unwrap_or(Outcome::DRAW)
                             .wdl;
-                        let expected =
-                            expected_rule(tb, index, rules, &pos, moves, plain, read_rules)?;
+                        let expected = match rules.derived {
+                            Some(limit) => {
+                                RuleResult::derived(plain, dtc.value(0, i).unwrap_or(0), limit)
+                            }
+                            None => {
+                                expected_rule(tb, index, rules.set, &pos, moves, plain, read_rules)?
+                            }
+                        };
                         let stored = RuleResult::from_code(rule_level.value(0, i).unwrap_or(0));
                         tally.rule_counts[match stored.category {
                             RuleCategory::Win => 0,
@@ -435,8 +477,8 @@ fn check_level<R: Rules>(
                         ) {
                             tally.rule_counts[3] += 1;
                         }
-                        if stored != expected && tally.bad.is_none() {
-                            tally.bad = Some(SliceCheck::BadRules {
+                        if stored != expected {
+                            rule_bad = Some(SliceCheck::BadRules {
                                 index: i,
                                 stored,
                                 expected,
@@ -444,6 +486,7 @@ fn check_level<R: Rules>(
                         }
                     }
                     if moves.first().is_some_and(|m| m.is_capture()) {
+                        tally.bad = tally.bad.take().or(rule_bad);
                         continue;
                     }
                     let stored = level
@@ -512,6 +555,7 @@ fn check_level<R: Rules>(
                             expected,
                         });
                     }
+                    tally.bad = tally.bad.take().or(rule_bad);
                 }
                 Ok(tally)
             },

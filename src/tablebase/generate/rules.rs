@@ -110,17 +110,13 @@ pub(super) fn closed_rule<R: Rules>(
 }
 
 /// The rule result code of a position from its plain outcome and its distance to
-/// conversion, under a quiet count of its plies when no successor out of the unit is
-/// drawn by the counts (no cursed win or blessed loss): then a conversion's result under the
-/// rules is its plain one, and the walk back of [`unit_rules`] is the distance to
-/// conversion's, cut at the count. A win or loss is one under the rules when its distance
-/// to conversion fits in the count.
+/// conversion ([`RuleResult::derived`]), under a quiet count when no successor out of the
+/// unit is drawn by the counts: then the walk back of [`unit_rules`] is the distance to
+/// conversion's, cut at the count.
 pub(super) fn derived_rule<R: Rules>(job: &Job<'_, R>, plain: Outcome, dtc: u16) -> u16 {
-    let fits = job.governing.plies().is_some_and(|l| u32::from(dtc) <= l);
-    match plain.wdl {
-        Wdl::Win if fits => RuleResult::win(dtc),
-        Wdl::Loss if fits => RuleResult::loss(dtc),
-        w => RuleResult::drawn(w),
+    match job.governing.plies() {
+        Some(limit) => RuleResult::derived(plain.wdl, dtc, limit),
+        None => RuleResult::drawn(plain.wdl),
     }
     .code()
 }

@@ -25,6 +25,7 @@ use super::super::index::{KingArrangements, MoverFrame, SliceIndex};
 use super::super::levels::{Above, Level, Member, Placements};
 use super::super::outcome::{Outcome, Wdl};
 use super::super::probe::Tablebase;
+use super::super::table::decompress;
 use super::GenerateError;
 use super::rules::{RuleScratch, closed_rule, derived_rule, unit_rules};
 use crate::rules::{
@@ -177,7 +178,7 @@ impl PackedBatches {
             .batches
             .into_iter()
             .map(|(n, packed)| {
-                let bytes = zstd::bulk::decompress(&packed, 2 * n)
+                let bytes = decompress(&packed, 2 * n)
                     .expect("a batch decompresses to what was compressed");
                 bytes
                     .chunks_exact(2)
