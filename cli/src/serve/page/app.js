@@ -21,10 +21,10 @@ const TOOLS = [
   { id: "bk", title: "black king", color: "black", king: true },
 ];
 const HEADINGS = { win: "Winning moves", draw: "Drawing moves", loss: "Losing moves" };
-// The rule categories that differ from the plain result: a move count draws the game.
+// The rule categories that differ from the plain result: a draw rule draws the game.
 const RULE_NOTES = {
-  "cursed-win": "a cursed win: a move count draws it",
-  "blessed-loss": "a blessed loss: a move count draws it",
+  "cursed-win": "a cursed win: the draw rules draw it",
+  "blessed-loss": "a blessed loss: the draw rules draw it",
 };
 
 const state = {
