@@ -36,27 +36,26 @@ fn tables() -> &'static Path {
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-tables");
         let _ = std::fs::remove_dir_all(&dir);
         for variant in Variant::ALL {
-            let out = Command::new(DAMKA)
-                .args([
-                    "generate",
-                    "--quiet",
-                    "--variant",
-                    variant.name(),
-                    "--pieces",
-                ])
-                .arg(pieces(variant).to_string())
-                .arg("--tables")
-                .arg(&dir)
-                .output()
-                .expect("damka generate runs");
-            assert!(
-                out.status.success(),
-                "generate {variant}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            generate(&dir, variant, &["--pieces", &pieces(variant).to_string()]);
         }
         dir
     })
+}
+
+/// Runs `damka generate --variant VARIANT ARGS --tables DIR --quiet`.
+fn generate(dir: &Path, variant: Variant, args: &[&str]) {
+    let out = Command::new(DAMKA)
+        .args(["generate", "--quiet", "--variant", variant.name()])
+        .args(args)
+        .arg("--tables")
+        .arg(dir)
+        .output()
+        .expect("damka generate runs");
+    assert!(
+        out.status.success(),
+        "generate {variant} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// A running `damka serve`, its stderr lines collected as they come.
@@ -390,23 +389,10 @@ fn rules_names_the_draw_rules_of_the_rules_fields() {
     // English tables built under rulepage-50 answer under it, as `damka probe --rules` does.
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-rulepage-50");
     let _ = std::fs::remove_dir_all(&dir);
-    let out = Command::new(DAMKA)
-        .args([
-            "generate",
-            "--quiet",
-            "--variant",
-            "english",
-            "--pieces",
-            "4",
-        ])
-        .args(["--rules", "rulepage-50", "--tables"])
-        .arg(&dir)
-        .output()
-        .expect("damka generate runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    generate(
+        &dir,
+        Variant::English,
+        &["--pieces", "4", "--rules", "rulepage-50"],
     );
     let server = Server::start_on(&dir, &["--rules", "rulepage-50"]);
     let agent = agent();
