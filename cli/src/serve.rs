@@ -126,13 +126,14 @@ fn rule_files_hold(tb: &Tablebase, dir: &Path, rules: RuleChoice) -> Result<(), 
                 .map_err(|e| CliError::input(e.to_string()))?
                 .header()
                 .rule_set;
-            let held = RuleSet::all(variant).nth(usize::from(held).wrapping_sub(1));
-            if held.is_some_and(|h| h.name != wanted.name) {
+            if let Some(held) = RuleSet::all(variant).nth(usize::from(held).wrapping_sub(1))
+                && held.name != wanted.name
+            {
                 return Err(CliError::input(format!(
                     "the {variant} rules files of {} hold {}, not {} (build them with \
                      damka generate --variant {variant} --rules {} into another directory)",
                     dir.display(),
-                    held.map_or("?", |h| h.name),
+                    held.name,
                     wanted.name,
                     wanted.name
                 )));

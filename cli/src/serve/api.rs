@@ -135,7 +135,7 @@ fn distance(o: Outcome) -> Option<u16> {
 
 /// The draw rules the `rules` fields follow: the rule set of a name in the variants that
 /// have one, each variant's default in the others.
-#[derive(Copy, Clone, Debug, Default)]
+#[derive(Copy, Clone, Debug)]
 pub struct RuleChoice(Option<&'static str>);
 
 impl RuleChoice {
