@@ -126,7 +126,7 @@ fn rule_files_hold(tb: &Tablebase, dir: &Path, rules: RuleChoice) -> Result<(), 
                 .map_err(|e| CliError::input(e.to_string()))?
                 .header()
                 .rule_set;
-            if let Some(held) = RuleSet::all(variant).nth(usize::from(held).wrapping_sub(1))
+            if let Some(held) = RuleSet::numbered(variant, held)
                 && held.name != wanted.name
             {
                 return Err(CliError::input(format!(

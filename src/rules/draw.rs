@@ -314,6 +314,20 @@ impl RuleSet {
             .expect("every variant has a rule set")
     }
 
+    /// Its number among the variant's rule sets, from 1 in the order of `docs/RULES.md` (the
+    /// rules file header's byte 72, docs/FORMAT.md).
+    pub fn number(&self) -> u8 {
+        let place = RuleSet::all(self.variant)
+            .position(|r| r.name == self.name)
+            .expect("a rule set is one of its variant's");
+        place as u8 + 1
+    }
+
+    /// The rule set of `variant` numbered `n` (see [`RuleSet::number`]).
+    pub fn numbered(variant: Variant, n: u8) -> Option<&'static RuleSet> {
+        RuleSet::all(variant).nth(usize::from(n).checked_sub(1)?)
+    }
+
     /// The rule set of `variant` called `name`.
     pub fn find(variant: Variant, name: &str) -> Result<&'static RuleSet, UnknownRuleSet> {
         RuleSet::all(variant)

@@ -201,8 +201,30 @@ pub fn job_done(dir: &Path, variant: Variant, job: &SliceJob, rules: &RuleSet) -
 pub fn rule_set_byte(rules: &RuleSet, m: Material) -> Option<u8> {
     let [a, b] = m.sides();
     let counts = rules.quiet.is_some() || !rules.material.is_empty();
-    let place = RuleSet::all(rules.variant).position(|r| r.name == rules.name)?;
-    (counts && rules.solvable(a, b)).then_some(place as u8 + 1)
+    (counts && rules.solvable(a, b)).then(|| rules.number())
+}
+
+/// The quiet count's plies when `job`'s rule results follow from its distances to
+/// conversion ([`RuleResult::derived`]) as far as its inputs go: a quiet count governs it
+/// and no slice its conversions lead to holds a result drawn by the counts (a cursed win or
+/// blessed loss). Its own levels must hold none either: the build knows it as it solves
+/// them, `verify` from the headers it recounts.
+pub fn derivable(
+    tb: &Tablebase,
+    variant: Variant,
+    job: &SliceJob,
+    governing: Governing,
+) -> Option<u32> {
+    let Governing::Quiet(Some(limit)) = governing else {
+        return None;
+    };
+    job.inputs
+        .iter()
+        .all(|&m| {
+            tb.table(variant, m, FileKind::Rules)
+                .is_ok_and(|t| t.header().drawn_by_rules == 0)
+        })
+        .then_some(limit)
 }
 
 /// The input files `job` needs that are not there.
@@ -299,13 +321,8 @@ fn build_into<R: Rules>(
     let packed_path = dir.join(format!("{}.levels.tmp", job.key()));
     let mut packed = output::Packed::create(packed_path, levels)?;
     let mut counts = [solve::Counts::default(); 2];
-    // Under a quiet count, while no conversion leads to a result drawn by the counts (a
-    // cursed win or blessed loss), the rule results follow from the distances to conversion.
-    let derivable = matches!(governing, Governing::Quiet(Some(_)))
-        && job.inputs.iter().all(|&m| {
-            tb.table(R::VARIANT, m, FileKind::Rules)
-                .is_ok_and(|t| t.header().drawn_by_rules == 0)
-        });
+    // While no level of the job holds a result drawn by the counts either.
+    let inputs_derive = derivable(tb, R::VARIANT, job, governing).is_some();
     let mut above_drawn = false;
     // The level above: its number, values and (when the level below cannot derive its own)
     // rule results.
@@ -318,7 +335,7 @@ fn build_into<R: Rules>(
             level,
             above.as_ref().map(|a| &a.1),
             above.as_ref().and_then(|a| a.2.as_ref()),
-            derivable && !above_drawn,
+            inputs_derive && !above_drawn,
         )?;
         above_drawn = solved.counts.iter().any(|c| c.rule_drawn > 0);
         let c = solved.counts;
@@ -339,7 +356,7 @@ fn build_into<R: Rules>(
         // only when that one cannot derive its own.
         let rules = solved.rules.level(&work.placements);
         packed.add(level, Stream::Rules, &rules, slices)?;
-        let kept = (work.rules.is_some() && (above_drawn || !derivable)).then_some(rules);
+        let kept = (work.rules.is_some() && (above_drawn || !inputs_derive)).then_some(rules);
         above = Some((level, solved.values, kept));
     }
     if let Some((n, finished, _)) = above.take() {

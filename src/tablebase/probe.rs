@@ -356,13 +356,9 @@ impl Tablebase {
             let material = frame.material();
             let table = self.table(R::VARIANT, material, FileKind::Rules)?;
             let held = table.header().rule_set;
-            let asked = RuleSet::all(R::VARIANT)
-                .position(|r| r.name == rules.name)
-                .map_or(0, |i| i + 1);
-            if usize::from(held) != asked {
-                let name = RuleSet::all(R::VARIANT)
-                    .nth(usize::from(held).wrapping_sub(1))
-                    .map_or("an unknown rule set", |r| r.name);
+            if held != rules.number() {
+                let name =
+                    RuleSet::numbered(R::VARIANT, held).map_or("an unknown rule set", |r| r.name);
                 return Err(ProbeError::NoRuleResults(format!(
                     "the rules files of {} hold {name}, not {} (build them with generate \
                      --rules {} into another directory)",

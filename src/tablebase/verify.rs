@@ -23,6 +23,7 @@ use rayon::prelude::*;
 
 use super::format::TableError;
 use super::format::{FileKind, unpack, wdl_code};
+use super::generate::derivable;
 use super::index::{KingArrangements, MoverFrame, SliceIndex};
 use super::levels::{Above, Level, Member, Placements};
 use super::material::{Material, SliceJob};
@@ -30,7 +31,7 @@ use super::outcome::{Outcome, Wdl};
 use super::probe::{ProbeError, Tablebase};
 use super::rule_result::{Moves, RuleCategory, RuleResult};
 use super::table::TableFile;
-use crate::rules::{Governing, Move, MoveList, Position, RuleSet, Rules, generate, may_capture};
+use crate::rules::{Move, MoveList, Position, RuleSet, Rules, generate, may_capture};
 
 /// The verdict on one slice.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,8 +145,7 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
         None => None,
         Some(f) => {
             let byte = f[0].header().rule_set;
-            let set = RuleSet::all(R::VARIANT).nth(usize::from(byte).wrapping_sub(1));
-            Some(set.ok_or_else(|| {
+            Some(RuleSet::numbered(R::VARIANT, byte).ok_or_else(|| {
                 TableError::Mismatch(
                     Tablebase::path_in(tb.dir(), R::VARIANT, m, FileKind::Rules),
                     format!("header byte 72: rule set {byte} is not one of the variant's"),
@@ -153,24 +153,18 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
             })?)
         }
     };
-    // Under a quiet count, when neither the pair nor the slices its conversions lead to
-    // hold a result drawn by the counts, each rule result is the one its distance to
-    // conversion gives (as the generator derives it), checked so without a loop over the
-    // moves. The recount of the pair's drawn results against its header confirms the
-    // premise (the inputs' own checks confirm theirs).
+    // Where the generator derives the pair's rule results from its distances to conversion
+    // (its headers count no result drawn by the counts either), each is checked against
+    // that derivation, without a loop over the moves. The recount of the pair's drawn
+    // results against its headers confirms the premise (the inputs' own checks theirs).
     let [a, b] = m.sides();
-    let derived = match rules.map(|r| r.governing(a, b)) {
-        Some(Governing::Quiet(Some(limit))) => {
-            let drawn_none = |t: &TableFile| t.header().drawn_by_rules == 0;
-            let inputs_none = SliceJob::for_slice(m).inputs.iter().all(|&i| {
-                tb.table(R::VARIANT, i, FileKind::Rules)
-                    .is_ok_and(|t| drawn_none(&t))
-            });
-            let pair_none = rule_files.iter().flatten().all(|t| drawn_none(t));
-            (inputs_none && pair_none).then_some(limit)
-        }
-        _ => None,
-    };
+    let pair_none = rule_files
+        .iter()
+        .flatten()
+        .all(|t| t.header().drawn_by_rules == 0);
+    let derived = rules
+        .filter(|_| pair_none)
+        .and_then(|r| derivable(tb, R::VARIANT, &SliceJob::for_slice(m), r.governing(a, b)));
     for file in files[0].iter().chain(rule_files.iter().map(|f| &f[0])) {
         (0..file.header().blocks)
             .into_par_iter()
