@@ -44,8 +44,8 @@ pub enum damka_status {
     DAMKA_ERR_DIRECTORY = -9,
     /// An internal error (a bug in damka); the message says where.
     DAMKA_ERR_INTERNAL = -10,
-    /// The tables hold no rule results for the position: its material's results would
-    /// depend on two counters at once (Russian kings on both sides); the message says why.
+    /// The tables hold no rule results under the rules asked for: their rules files hold
+    /// another rule set (built with `damka generate --rules NAME`); the message says which.
     DAMKA_ERR_NO_RULES = -11,
     /// A number argument out of its range (a negative count of plies).
     DAMKA_ERR_ARGUMENT = -12,

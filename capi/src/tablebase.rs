@@ -224,7 +224,7 @@ pub const DAMKA_NO_RULES: i32 = -9;
 /// material count started (0 and 0: just after a conversion). On `DAMKA_OK` `*category`
 /// is 2 win, 1 cursed win (won, but not within the counts), 0 draw, -1 blessed loss, -2
 /// loss. Tables built without rule results (no `.rules` file) give `DAMKA_ERR_NO_TABLE`;
-/// a material whose results need two counters `DAMKA_ERR_NO_RULES`; a negative count
+/// rules files of another rule set `DAMKA_ERR_NO_RULES`; a negative count
 /// `DAMKA_ERR_ARGUMENT`.
 ///
 /// # Safety

@@ -141,14 +141,9 @@ fn c_probe_text(tb: &Handle, variant: Variant, fen: &str) -> Result<String, (c_i
     let mut category = -7;
     // Safety: as above.
     let rules = unsafe { damka_probe_rules(tb.0, v.as_ptr(), f.as_ptr(), 0, 0, &mut category) };
-    let has_rules = rules == 0;
-    if has_rules {
-        out.push_str(&format!("rules {}\n", category_name(category)));
-    } else {
-        // Only where the tables hold no rule results (Russian kings on both sides, a man
-        // beside them).
-        assert_eq!(rules, damka_status::DAMKA_ERR_NO_RULES as c_int, "{fen}");
-    }
+    // The tables are built with the default rules: every position has its rule result.
+    assert_eq!(rules, 0, "{fen}: {}", last_error());
+    out.push_str(&format!("rules {}\n", category_name(category)));
     match code {
         0 => {
             assert_ne!(wdl, 0, "{fen}: a distance for a draw");
@@ -196,13 +191,7 @@ fn c_probe_text(tb: &Handle, variant: Variant, fen: &str) -> Result<String, (c_i
                 m.dtw
             )),
         }
-        match has_rules {
-            true => out.push_str(&format!(" {}\n", category_name(m.rules))),
-            false => {
-                assert_eq!(m.rules, DAMKA_NO_RULES, "{fen}");
-                out.push('\n');
-            }
-        }
+        out.push_str(&format!(" {}\n", category_name(m.rules)));
     }
     // Safety: a list from damka_moves, freed once.
     unsafe { damka_move_list_free(list) };

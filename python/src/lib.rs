@@ -205,8 +205,7 @@ impl Tablebase {
     /// `quiet_plies` played without a capture or man move and `material_plies` since its
     /// material count started: `"win"`, `"cursed-win"` (won, but not within the counts),
     /// `"draw"`, `"blessed-loss"` or `"loss"`. Raises `damka.TablebaseError` for tables
-    /// without rule results (or a material whose results need two counters), else like
-    /// `probe_wdl`.
+    /// without rule results (or with another rule set's), else like `probe_wdl`.
     #[pyo3(signature = (variant, fen, quiet_plies=0, material_plies=0))]
     fn probe_rules(
         &self,

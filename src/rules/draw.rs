@@ -105,18 +105,26 @@ pub enum Governing {
         /// Its plies.
         plies: u32,
     },
-    /// A material count longer than the quiet count, both running (Russian (c)): a
-    /// position's result depends on both counters.
-    Both,
+    /// Material count number `index`, of `plies`, longer than the quiet count and running
+    /// beside it (Russian (c) with a man on the board): a man's move resets only the quiet
+    /// count. A stored result is the one with a fresh quiet count, its plies those of the
+    /// material count; with part of the quiet count used, the result follows from the king
+    /// moves to a conversion (see [`crate::tablebase::Tablebase::probe_rules`]).
+    Both {
+        /// Its place in [`RuleSet::material`].
+        index: usize,
+        /// Its plies.
+        plies: u32,
+    },
 }
 
 impl Governing {
-    /// The plies of the count (`None` where no count runs, or two do).
+    /// The plies of the count a stored result's plies are of (`None` where no count runs):
+    /// the material count's where two run.
     pub fn plies(self) -> Option<u32> {
         match self {
             Governing::Quiet(plies) => plies,
-            Governing::Material { plies, .. } => Some(plies),
-            Governing::Both => None,
+            Governing::Material { plies, .. } | Governing::Both { plies, .. } => Some(plies),
         }
     }
 }
@@ -365,7 +373,10 @@ impl RuleSet {
             (Some((_, r)), Some(q)) if a.men == 0 && b.men == 0 && !r.continues => {
                 Governing::Quiet(Some(q.plies))
             }
-            (Some(_), _) => Governing::Both,
+            (Some((index, r)), _) => Governing::Both {
+                index,
+                plies: r.plies,
+            },
             (None, q) => Governing::Quiet(q.map(|q| q.plies)),
         }
     }
@@ -383,28 +394,32 @@ impl RuleSet {
         match self.governing(before[0], before[1]) {
             Governing::Quiet(Some(_)) => !conversion,
             Governing::Quiet(None) => true,
-            Governing::Material { index, .. } => {
+            Governing::Material { index, .. } | Governing::Both { index, .. } => {
                 before == after
                     || self.material_rule(after[0], after[1]).map(|(i, _)| i) == Some(index)
                         && self.material[index].continues
             }
-            Governing::Both => false,
         }
     }
 
-    /// Whether every material play can reach from this one (the sides in either order) has
-    /// one governing count, so that its results under the rule set are computed exactly by
-    /// one count a position ([`Governing::Both`] is not).
-    pub fn solvable(&self, a: SideMaterial, b: SideMaterial) -> bool {
-        // Each side keeps at most its men, at most its pieces, and its men may have crowned.
-        let fewer = |s: SideMaterial| {
-            (0..=s.men).flat_map(move |men| {
-                (0..=s.kings + s.men - men)
-                    .filter(move |&kings| men + kings >= 1 && men + kings <= s.pieces())
-                    .map(move |kings| SideMaterial { men, kings })
-            })
+    /// The count that decides the results of `pos`'s material ([`RuleSet::governing`]).
+    pub fn governing_of<R: Rules>(&self, pos: &Position<R>) -> Governing {
+        let side = |c: Color| SideMaterial {
+            men: pos.men_of(c).count(),
+            kings: pos.kings_of(c).count(),
         };
-        fewer(a).all(|x| fewer(b).all(|y| self.governing(x, y) != Governing::Both))
+        self.governing(side(Color::White), side(Color::Black))
+    }
+
+    /// The plies left at counters `c` of the count a result's plies are of
+    /// ([`Governing::plies`]): the count that runs out first ([`RuleSet::plies_left`]), but
+    /// the material count where two run ([`Governing::Both`]; the result itself reckons
+    /// with the quiet count).
+    pub fn result_plies_left<R: Rules>(&self, pos: &Position<R>, c: Counters) -> Option<u32> {
+        match self.governing_of(pos) {
+            Governing::Both { plies, .. } => Some(plies.saturating_sub(c.material)),
+            _ => self.plies_left(pos, c),
+        }
     }
 
     /// The material count covering `pos`.
@@ -629,7 +644,6 @@ mod tests {
             r.governing(side(0, 3), side(0, 3)),
             Governing::Quiet(Some(30))
         );
-        assert!(r.solvable(side(0, 2), side(0, 2)));
         // Three kings against one: rule (b), 15 moves from when the material arose.
         assert_eq!(
             r.governing(side(0, 3), side(0, 1)),
@@ -638,13 +652,34 @@ mod tests {
                 plies: 30
             }
         );
-        // A man beside kings on both sides: its moves reset the quiet count only.
-        assert_eq!(r.governing(side(1, 1), side(0, 2)), Governing::Both);
-        assert!(!r.solvable(side(1, 1), side(0, 2)));
-        // Men only, one of which may crown into kings on both sides with a man left.
-        assert!(!r.solvable(side(2, 0), side(0, 2)));
+        // A man beside kings on both sides: its moves reset the quiet count only, and the
+        // 30-move count goes on through them (60 moves with six or seven pieces).
+        let both = r.governing(side(1, 1), side(0, 2));
+        assert_eq!(
+            both,
+            Governing::Both {
+                index: 1,
+                plies: 60
+            }
+        );
+        assert_eq!(both.plies(), Some(60));
+        assert_eq!(
+            r.governing(side(2, 2), side(0, 3)),
+            Governing::Both {
+                index: 2,
+                plies: 120
+            }
+        );
+        let (man, king) = ([side(1, 1), side(0, 2)], [side(0, 2), side(0, 2)]);
+        assert!(r.carries(man, man, true), "a man's step");
+        assert!(r.carries(man, man, false), "a king's move");
+        assert!(!r.carries(man, king, true), "a crowning");
+        assert!(!r.carries(man, [side(1, 1), side(0, 1)], true), "a capture");
         // Three pieces: (c) covers four or more.
-        assert!(r.solvable(side(1, 1), side(0, 1)));
+        assert_eq!(
+            r.governing(side(1, 1), side(0, 1)),
+            Governing::Quiet(Some(30))
+        );
     }
 
     #[test]

@@ -796,19 +796,18 @@ impl<R: Rules> Searcher<'_, R> {
             tb.probe_dtw(pos).ok()?
         };
         let d = i32::from(o.dtw);
-        let left = self
-            .rules
-            .plies_left(pos, *self.counters.last().expect("counters"));
+        let c = *self.counters.last().expect("counters");
         // Under the rule results, a decided position the counts draw scores as a draw.
         let rule = match (self.ruled, o.wdl) {
             (false, _) | (true, Wdl::Draw) => None,
-            (true, _) if deep => tb.rule_result_cached(pos),
-            (true, _) => tb.probe_rule_result(pos, self.rules).ok(),
+            (true, _) if deep => tb.rule_result_cached(pos, self.rules, c),
+            (true, _) => tb.rule_result_at(pos, self.rules, c).ok(),
         };
-        if let Some(r) = rule {
+        let left = self.rules.plies_left(pos, c);
+        if let Some((r, counted)) = rule {
             // Drawn by the counts: at the edge of the draws' band, a cursed win above the
             // others (the opponent may still go wrong), a blessed loss below.
-            match r.with_plies_left(left) {
+            match r.with_plies_left(counted) {
                 RuleCategory::CursedWin => return Some(DRAW_BAND),
                 RuleCategory::BlessedLoss => return Some(-DRAW_BAND),
                 _ => {}

@@ -100,7 +100,7 @@ pub fn estimate<R: Rules>(job: &SliceJob) -> Estimate {
     let reads_rules = !matches!(
         RuleSet::default_for(R::VARIANT).governing(a, b),
         Governing::Quiet(Some(_))
-    ) && rule_set_byte(RuleSet::default_for(R::VARIANT), job.key()).is_some();
+    ) && rule_set_byte(RuleSet::default_for(R::VARIANT)).is_some();
     let above_factor = if reads_rules { 2 } else { 1 };
     let kept = sizes
         .windows(2)
@@ -183,7 +183,7 @@ pub struct SliceReport {
 /// Whether the files of every slice of `job` ([`FileKind::BUILT`], and the rules file of
 /// `rules` where the slice has rule results) exist and pass their checks.
 pub fn job_done(dir: &Path, variant: Variant, job: &SliceJob, rules: &RuleSet) -> bool {
-    let rule_set = rule_set_byte(rules, job.key());
+    let rule_set = rule_set_byte(rules);
     job.slices.iter().all(|&m| {
         let good = |kind| {
             let path = Tablebase::path_in(dir, variant, m, kind);
@@ -195,13 +195,11 @@ pub fn job_done(dir: &Path, variant: Variant, job: &SliceJob, rules: &RuleSet) -
     })
 }
 
-/// The header byte of the rules files of a slice of material `m` under `rules`: `None`
-/// when the slice has no rule results (the rule set has no count, or results in play from
-/// `m` depend on two counters at once).
-pub fn rule_set_byte(rules: &RuleSet, m: Material) -> Option<u8> {
-    let [a, b] = m.sides();
+/// The header byte of the rules files under `rules`: `None` when slices have no rule
+/// results (the rule set has no count: the plain results are its results).
+pub fn rule_set_byte(rules: &RuleSet) -> Option<u8> {
     let counts = rules.quiet.is_some() || !rules.material.is_empty();
-    (counts && rules.solvable(a, b)).then(|| rules.number())
+    counts.then(|| rules.number())
 }
 
 /// The quiet count's plies when `job`'s rule results follow from its distances to
@@ -299,7 +297,7 @@ fn build_into<R: Rules>(
     temporary: &mut Temporary,
 ) -> Result<Vec<SliceReport>, GenerateError> {
     let index: Vec<SliceIndex<R>> = job.slices.iter().map(|&m| SliceIndex::new(m)).collect();
-    let rule_set = rule_set_byte(rules, job.key());
+    let rule_set = rule_set_byte(rules);
     let [a, b] = job.key().sides();
     let governing = rules.governing(a, b);
     if rule_set.is_some() && R::Board::SIDEWAYS != 0 && governing.plies().is_some_and(|l| l > 0) {

@@ -13,6 +13,7 @@ pub mod outcome;
 pub mod probe;
 pub mod rule_result;
 pub mod table;
+mod two_counts;
 pub mod verify;
 
 pub use format::{FileKind, TableError};

@@ -13,8 +13,8 @@ use super::table::{Access, BlockCache, TableFile};
 use crate::Variant;
 use crate::notation::movetext::sort_moves;
 use crate::rules::{
-    Bitboard, Counters, LegalMove, Move, MoveSink, Position, RuleSet, Rules, Square, captures,
-    legal_moves, may_capture,
+    Bitboard, Counters, Governing, LegalMove, Move, MoveSink, Position, RuleSet, Rules, Square,
+    captures, legal_moves, may_capture,
 };
 
 /// Why a probe has no answer.
@@ -341,16 +341,6 @@ impl Tablebase {
         }
         let frame = MoverFrame::of(pos);
         let [a, b] = frame.material().sides();
-        if !rules.solvable(a, b) {
-            return Err(ProbeError::NoRuleResults(format!(
-                "{} {}: play from {} reaches a material where a material count longer than \
-                 the quiet count runs beside it, and results that depend on two counters \
-                 are not built",
-                R::VARIANT.name(),
-                rules.name,
-                frame.material()
-            )));
-        }
         let indexed = frame.mover != 0 && slice_index::<R>(&frame).is_some();
         if indexed {
             let material = frame.material();
@@ -394,17 +384,37 @@ impl Tablebase {
         Ok(moves.result(self.resolve(pos, false)?.wdl))
     }
 
+    /// The result of `pos` under `rules` at counters `counters`, with the plies left of the
+    /// count its plies are of ([`RuleSet::result_plies_left`]): the stored result (see
+    /// [`Tablebase::probe_rule_result`]), except where a material count runs beside a
+    /// quiet count already partly used ([`crate::rules::Governing::Both`]), whose result
+    /// follows from the king moves to a conversion (`two_counts`).
+    pub fn rule_result_at<R: Rules>(
+        &self,
+        pos: &Position<R>,
+        rules: &RuleSet,
+        counters: Counters,
+    ) -> Result<(RuleResult, Option<u32>), ProbeError> {
+        let result = match (rules.governing_of(pos), rules.quiet) {
+            (Governing::Both { .. }, Some(q)) if counters.quiet > 0 => {
+                self.result_with_quiet_left(pos, rules, q.plies.saturating_sub(counters.quiet))?
+            }
+            _ => self.probe_rule_result(pos, rules)?,
+        };
+        Ok((result, rules.result_plies_left(pos, counters)))
+    }
+
     /// The category of `pos` under `rules` with the counters `counters` (see
-    /// [`Tablebase::probe_rule_result`]). Exact for counters a game reaches (a material
-    /// count is never behind the quiet count).
+    /// [`Tablebase::rule_result_at`]). Exact for counters a game reaches (a material count is
+    /// never behind the quiet count).
     pub fn probe_rules<R: Rules>(
         &self,
         pos: &Position<R>,
         rules: &RuleSet,
         counters: Counters,
     ) -> Result<RuleCategory, ProbeError> {
-        let result = self.probe_rule_result(pos, rules)?;
-        Ok(result.with_plies_left(rules.plies_left(pos, counters)))
+        let (result, left) = self.rule_result_at(pos, rules, counters)?;
+        Ok(result.with_plies_left(left))
     }
 
     /// Every legal move with its result under `rules` for the side to move at counters
@@ -425,10 +435,9 @@ impl Tablebase {
             .map(|rated| {
                 let after = pos.play(&rated.mv.mv);
                 let c = rules.next(pos, counters, &after);
-                let result = self.probe_rule_result(&after, rules)?;
-                let left = rules.plies_left(&after, c);
+                let (result, left) = self.rule_result_at(&after, rules, c)?;
                 let category = result.with_plies_left(left).flip();
-                let restarts = left == rules.plies_left(&after, Counters::default());
+                let restarts = left == rules.result_plies_left(&after, Counters::default());
                 Ok(RuleMove {
                     rated,
                     counters: c,
@@ -511,19 +520,29 @@ impl Tablebase {
         .ok()
     }
 
-    /// Like [`Tablebase::probe_rule_result`] (the directory's rules files holding `rules`
-    /// is the caller's to know), but only from tables already open and blocks already
-    /// decoded: `None` when that is not enough.
-    pub fn rule_result_cached<R: Rules>(&self, pos: &Position<R>) -> Option<RuleResult> {
+    /// Like [`Tablebase::rule_result_at`] (the directory's rules files holding `rules` is
+    /// the caller's to know), but only from tables already open and blocks already decoded:
+    /// `None` when that is not enough, or when the result needs a search of king moves.
+    pub fn rule_result_cached<R: Rules>(
+        &self,
+        pos: &Position<R>,
+        rules: &RuleSet,
+        counters: Counters,
+    ) -> Option<(RuleResult, Option<u32>)> {
+        let left = rules.result_plies_left(pos, counters);
         let frame = MoverFrame::of(pos);
         if frame.mover == 0 {
-            return Some(RuleResult::NO_MOVE);
+            return Some((RuleResult::NO_MOVE, left));
+        }
+        if counters.quiet > 0 && matches!(rules.governing_of(pos), Governing::Both { .. }) {
+            return None;
         }
         let (material, i) = slice_index::<R>(&frame)?;
         let table = self.open_table(R::VARIANT, material, FileKind::Rules)?;
-        table
+        let result = table
             .cached_value(i, &self.cache)
-            .map(RuleResult::from_code)
+            .map(RuleResult::from_code)?;
+        Some((result, left))
     }
 
     /// The stored outcome of a position with no capture, its values read by `value` (from

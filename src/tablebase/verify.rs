@@ -31,7 +31,7 @@ use super::outcome::{Outcome, Wdl};
 use super::probe::{ProbeError, Tablebase};
 use super::rule_result::{Moves, RuleCategory, RuleResult};
 use super::table::TableFile;
-use crate::rules::{Move, MoveList, Position, RuleSet, Rules, generate, may_capture};
+use crate::rules::{Governing, Move, MoveList, Position, RuleSet, Rules, generate, may_capture};
 
 /// The verdict on one slice.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -185,6 +185,25 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
             &arrangements,
             level,
         )?;
+        let rules_above = above.as_ref().map(|[_, r]| r);
+        let layered = match rules.map(|r| (r, r.governing(a, b))) {
+            Some((set, Governing::Both { plies, .. })) => Some(layered_rules(
+                tb,
+                &index,
+                &placements,
+                &arrangements,
+                level,
+                [&current, &rule_level],
+                rules_above,
+                (set, plies),
+            )?),
+            _ => None,
+        };
+        let expected = match (&layered, derived) {
+            (Some(l), _) => Expected::Layered(l),
+            (None, Some(limit)) => Expected::Derived(limit),
+            (None, None) => Expected::Moves,
+        };
         let checked = check_level(
             tb,
             &index,
@@ -194,8 +213,8 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
             above.as_ref().map(|[a, _]| a),
             rules.map(|r| RuleCheck {
                 set: r,
-                above: above.as_ref().map(|[_, r]| r),
-                derived,
+                above: rules_above,
+                expected,
             }),
         )?;
         // Levels go from high indices to low ones only roughly: keep the lowest bad index.
@@ -397,9 +416,21 @@ struct RuleCheck<'a> {
     set: &'a RuleSet,
     /// The rule results of the level above.
     above: Option<&'a Level>,
-    /// The quiet count's plies, when each result is the one its distance to conversion
-    /// gives ([`RuleResult::derived`]); else each is checked against its moves.
-    derived: Option<u32>,
+    /// What each result is checked against.
+    expected: Expected<'a>,
+}
+
+/// What a stored rule result must be.
+#[derive(Copy, Clone)]
+enum Expected<'a> {
+    /// The one from its moves.
+    Moves,
+    /// The one its distance to conversion gives ([`RuleResult::derived`]) under a quiet
+    /// count of these plies.
+    Derived(u32),
+    /// Where two counts run, the level's results built again layer by layer
+    /// ([`layered_rules`]).
+    Layered(&'a Level),
 }
 
 /// Checks the positions of the first slice in `level` (values, distances to conversion and,
@@ -451,12 +482,15 @@ fn check_level<R: Rules>(
                             .and_then(Outcome::from_code)
                             .unwrap_or(Outcome::DRAW)
                             .wdl;
-                        let expected = match rules.derived {
-                            Some(limit) => {
+                        let expected = match rules.expected {
+                            Expected::Derived(limit) => {
                                 RuleResult::derived(plain, dtc.value(0, i).unwrap_or(0), limit)
                             }
-                            None => {
+                            Expected::Moves => {
                                 expected_rule(tb, index, rules.set, &pos, moves, plain, read_rules)?
+                            }
+                            Expected::Layered(layered) => {
+                                RuleResult::from_code(layered.value(0, i).unwrap_or(0))
                             }
                         };
                         let stored = RuleResult::from_code(rule_level.value(0, i).unwrap_or(0));
@@ -593,4 +627,104 @@ fn expected_rule<R: Rules>(
         fold.add(result.contribution(carried, limit));
     }
     Ok(fold.result(plain))
+}
+
+/// Where a material count runs beside the quiet count (`two_counts`), the rule results of
+/// every position of level `level` (both slices, laid out as `read_level`'s), built forward
+/// from the moves: layer 0 (the quiet count run out) is drawn but for positions without a
+/// move; each next layer takes a king's move from the layer before and any other move from
+/// the stored results (the level above's for a man's step, the tables' for a capture or a
+/// crowning), until two layers are equal or the quiet count's plies are reached.
+#[allow(clippy::too_many_arguments)]
+fn layered_rules<R: Rules>(
+    tb: &Tablebase,
+    index: &[SliceIndex<R>],
+    placements: &Placements<R>,
+    arrangements: &[Option<KingArrangements>],
+    level: usize,
+    [plain, stored]: [&Level; 2],
+    above: Option<&Level>,
+    (set, material): (&RuleSet, u32),
+) -> Result<Level, ProbeError> {
+    let members = placements.members(level);
+    let kings = placements.kings_per_placement();
+    let twin = |s: usize| if index.len() == 2 { 1 - s } else { 0 };
+    let quiet = set.quiet.map_or(0, |q| q.plies);
+    let mut layer: Option<Level> = None;
+    for _ in 0..=quiet {
+        let mut values = vec![0u16; members.len() * kings as usize];
+        values
+            .par_chunks_mut(TASK_POSITIONS)
+            .enumerate()
+            .try_for_each(|(c, chunk)| {
+                let mut placed = PlacedMen::default();
+                let mut list = MoveList::new();
+                let mut read_layer = layer.as_ref().map(|l| Above::new([Some(l)]));
+                let mut read_stored = Above::new([Some(stored), above]);
+                for (o, value) in (c * TASK_POSITIONS..).zip(chunk.iter_mut()) {
+                    let m = members[o / kings as usize];
+                    let s = m.slice as usize;
+                    let i = m.id * kings + o as u64 % kings;
+                    let plain = plain
+                        .value(m.slice, i)
+                        .and_then(Outcome::from_code)
+                        .unwrap_or(Outcome::DRAW)
+                        .wdl;
+                    let pos = placed.set::<R>(placements, m).position(
+                        &index[s],
+                        i % kings,
+                        arrangements[s].as_ref(),
+                    );
+                    generate(&pos, &mut list);
+                    let result = match (&mut read_layer, list.as_slice()) {
+                        (_, []) => RuleResult::NO_MOVE,
+                        (_, _) if plain == Wdl::Draw => RuleResult::drawn(Wdl::Draw),
+                        (None, _) => RuleResult::drawn(plain),
+                        (Some(read_layer), moves) => {
+                            let before = MoverFrame::of(&pos).material().sides();
+                            let mut fold = Moves::default();
+                            for mv in moves {
+                                let next = pos.play(mv);
+                                let frame = MoverFrame::of(&next);
+                                let king_move = !mv.is_capture() && pos.kings().contains(mv.from());
+                                let quiet_move = !mv.is_capture() && !mv.is_promotion();
+                                let t = twin(s) as u8;
+                                let read = match (king_move, quiet_move) {
+                                    (true, _) => Some(
+                                        read_layer
+                                            .value(&index[t as usize], t, &frame)
+                                            .ok_or_else(|| {
+                                                ProbeError::NotCovered(
+                                                    "a king's move leaves its placement".into(),
+                                                )
+                                            })?,
+                                    ),
+                                    (false, true) => {
+                                        read_stored.value(&index[t as usize], t, &frame)
+                                    }
+                                    (false, false) => None,
+                                };
+                                let result = match read {
+                                    Some(code) => RuleResult::from_code(code),
+                                    None => tb.stored_rule::<R>(&frame)?,
+                                };
+                                let [them, us] = frame.material().sides();
+                                let carried = set.carries(before, [us, them], !king_move);
+                                fold.add(result.contribution(carried, Some(material)));
+                            }
+                            fold.result(plain)
+                        }
+                    };
+                    *value = result.code();
+                }
+                Ok::<_, ProbeError>(())
+            })?;
+        let unchanged = layer.as_ref().is_some_and(|l| l.batches[0] == values);
+        let blocks = stored.blocks.clone();
+        layer = Some(placements.level(blocks, vec![values]));
+        if unchanged {
+            break;
+        }
+    }
+    Ok(layer.expect("layer 0 is built"))
 }
