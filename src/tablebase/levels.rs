@@ -326,6 +326,14 @@ impl Level {
     /// The values of placement `id` of slice `slice`, if it is in this level.
     #[inline]
     pub fn block(&self, slice: u8, id: u64) -> Option<&[u16]> {
+        let (batch, at) = self.place(slice, id)?;
+        self.batches[batch].get(at..at + self.kings as usize)
+    }
+
+    /// Where the values of placement `id` of slice `slice` start: its batch and the place
+    /// in it, if it is in this level.
+    #[inline]
+    pub fn place(&self, slice: u8, id: u64) -> Option<(usize, usize)> {
         let key = Member { slice, id }.key();
         let set = (id / self.others[slice as usize]) as usize;
         let starts = &self.starts[slice as usize];
@@ -335,8 +343,7 @@ impl Level {
                 .binary_search_by_key(&key, |b| b.0)
                 .ok()?;
         let (_, batch, place) = self.blocks[b];
-        let at = place as usize * self.kings as usize;
-        self.batches[batch as usize].get(at..at + self.kings as usize)
+        Some((batch as usize, place as usize * self.kings as usize))
     }
 
     /// The values of slice `slice`'s blocks, in the order of their placements.

@@ -324,7 +324,8 @@ impl Tablebase {
 
     /// The result of `pos` under `rules` with the counters at 0 (just after a conversion, or
     /// as its material count starts): its category and the plies of the governing count a
-    /// win or loss needs. A rule set without counts gives the plain result; otherwise the
+    /// win or loss needs (of the material count, with the quiet count just started, where
+    /// both run). A rule set without counts gives the plain result; otherwise the
     /// directory's rules files must hold `rules` (`generate --rules NAME`).
     pub fn probe_rule_result<R: Rules>(
         &self,

@@ -8,7 +8,9 @@
 //! stored loss does. The plies needed come from the moves ([`Moves`]): a
 //! move that starts the count again (a conversion, under a quiet count) needs one ply and
 //! gives the category of the position it leads to; a move the count goes on through needs
-//! one ply more than that position's result.
+//! one ply more than that position's result. Where a material count runs beside the quiet
+//! count ([`crate::rules::Governing::Both`]), the stored result is the one with a fresh quiet
+//! count, in plies of the material count (`two_counts`).
 
 use std::fmt;
 

@@ -629,12 +629,29 @@ fn expected_rule<R: Rules>(
     Ok(fold.result(plain))
 }
 
+/// What the layers of [`layered_rules`] need of the positions of one task, found once.
+#[derive(Default)]
+struct LayerMoves {
+    /// Per position: its plain result, or `None` where every layer has the same result (no
+    /// move, or a plain draw) which `fixed` holds.
+    plain: Vec<Option<Wdl>>,
+    /// Per position, the result of every layer where `plain` is `None`, else what its moves
+    /// other than a king's give (from the stored results).
+    fixed: Vec<RuleResult>,
+    exits: Vec<Moves>,
+    /// Per position, the end of its king moves' successors in `successors`.
+    ends: Vec<u32>,
+    /// The places of the king moves' successors in the level.
+    successors: Vec<u32>,
+}
+
 /// Where a material count runs beside the quiet count (`two_counts`), the rule results of
 /// every position of level `level` (both slices, laid out as `read_level`'s), built forward
 /// from the moves: layer 0 (the quiet count run out) is drawn but for positions without a
 /// move; each next layer takes a king's move from the layer before and any other move from
 /// the stored results (the level above's for a man's step, the tables' for a capture or a
-/// crowning), until two layers are equal or the quiet count's plies are reached.
+/// crowning), until two layers are equal or the quiet count's plies are reached. The moves
+/// are generated once; a layer is then a pass over the successors' places.
 #[allow(clippy::too_many_arguments)]
 fn layered_rules<R: Rules>(
     tb: &Tablebase,
@@ -648,83 +665,115 @@ fn layered_rules<R: Rules>(
 ) -> Result<Level, ProbeError> {
     let members = placements.members(level);
     let kings = placements.kings_per_placement();
+    let positions = members.len() * kings as usize;
     let twin = |s: usize| if index.len() == 2 { 1 - s } else { 0 };
-    let quiet = set.quiet.map_or(0, |q| q.plies);
-    let mut layer: Option<Level> = None;
-    for _ in 0..=quiet {
-        let mut values = vec![0u16; members.len() * kings as usize];
-        values
-            .par_chunks_mut(TASK_POSITIONS)
-            .enumerate()
-            .try_for_each(|(c, chunk)| {
-                let mut placed = PlacedMen::default();
-                let mut list = MoveList::new();
-                let mut read_layer = layer.as_ref().map(|l| Above::new([Some(l)]));
-                let mut read_stored = Above::new([Some(stored), above]);
-                for (o, value) in (c * TASK_POSITIONS..).zip(chunk.iter_mut()) {
-                    let m = members[o / kings as usize];
-                    let s = m.slice as usize;
-                    let i = m.id * kings + o as u64 % kings;
-                    let plain = plain
-                        .value(m.slice, i)
-                        .and_then(Outcome::from_code)
-                        .unwrap_or(Outcome::DRAW)
-                        .wdl;
-                    let pos = placed.set::<R>(placements, m).position(
-                        &index[s],
-                        i % kings,
-                        arrangements[s].as_ref(),
-                    );
-                    generate(&pos, &mut list);
-                    let result = match (&mut read_layer, list.as_slice()) {
-                        (_, []) => RuleResult::NO_MOVE,
-                        (_, _) if plain == Wdl::Draw => RuleResult::drawn(Wdl::Draw),
-                        (None, _) => RuleResult::drawn(plain),
-                        (Some(read_layer), moves) => {
-                            let before = MoverFrame::of(&pos).material().sides();
-                            let mut fold = Moves::default();
-                            for mv in moves {
-                                let next = pos.play(mv);
-                                let frame = MoverFrame::of(&next);
-                                let king_move = !mv.is_capture() && pos.kings().contains(mv.from());
-                                let quiet_move = !mv.is_capture() && !mv.is_promotion();
-                                let t = twin(s) as u8;
-                                let read = match (king_move, quiet_move) {
-                                    (true, _) => Some(
-                                        read_layer
-                                            .value(&index[t as usize], t, &frame)
-                                            .ok_or_else(|| {
-                                                ProbeError::NotCovered(
-                                                    "a king's move leaves its placement".into(),
-                                                )
-                                            })?,
-                                    ),
-                                    (false, true) => {
-                                        read_stored.value(&index[t as usize], t, &frame)
-                                    }
-                                    (false, false) => None,
-                                };
-                                let result = match read {
-                                    Some(code) => RuleResult::from_code(code),
-                                    None => tb.stored_rule::<R>(&frame)?,
-                                };
-                                let [them, us] = frame.material().sides();
-                                let carried = set.carries(before, [us, them], !king_move);
-                                fold.add(result.contribution(carried, Some(material)));
+    let tasks = (0..positions.div_ceil(TASK_POSITIONS))
+        .into_par_iter()
+        .map(|c| {
+            let mut task = LayerMoves::default();
+            let mut placed = PlacedMen::default();
+            let mut list = MoveList::new();
+            let mut read_stored = Above::new([Some(stored), above]);
+            for o in c * TASK_POSITIONS..((c + 1) * TASK_POSITIONS).min(positions) {
+                let m = members[o / kings as usize];
+                let s = m.slice as usize;
+                let i = m.id * kings + o as u64 % kings;
+                let wdl = plain
+                    .value(m.slice, i)
+                    .and_then(Outcome::from_code)
+                    .unwrap_or(Outcome::DRAW)
+                    .wdl;
+                let pos = placed.set::<R>(placements, m).position(
+                    &index[s],
+                    i % kings,
+                    arrangements[s].as_ref(),
+                );
+                generate(&pos, &mut list);
+                let mut exits = Moves::default();
+                let (fixed, wdl) = match (list.as_slice(), wdl) {
+                    ([], _) => (Some(RuleResult::NO_MOVE), None),
+                    (_, Wdl::Draw) => (Some(RuleResult::drawn(Wdl::Draw)), None),
+                    (moves, wdl) => {
+                        let before = MoverFrame::of(&pos).material().sides();
+                        let t = twin(s) as u8;
+                        for mv in moves {
+                            let next = pos.play(mv);
+                            let frame = MoverFrame::of(&next);
+                            if !mv.is_capture() && pos.kings().contains(mv.from()) {
+                                let place = index[t as usize]
+                                    .rank(&frame)
+                                    .and_then(|j| {
+                                        let (_, at) = plain.place(t, j / kings)?;
+                                        Some(at + (j % kings) as usize)
+                                    })
+                                    .ok_or_else(|| {
+                                        ProbeError::NotCovered(
+                                            "a king's move leaves its placement".into(),
+                                        )
+                                    })?;
+                                task.successors.push(place as u32);
+                                continue;
                             }
-                            fold.result(plain)
+                            // A man's step stays in the pair; a capture or a crowning
+                            // leaves it.
+                            let read = match mv.is_capture() || mv.is_promotion() {
+                                false => read_stored.value(&index[t as usize], t, &frame),
+                                true => None,
+                            };
+                            let result = match read {
+                                Some(code) => RuleResult::from_code(code),
+                                None => tb.stored_rule::<R>(&frame)?,
+                            };
+                            let [them, us] = frame.material().sides();
+                            let carried = set.carries(before, [us, them], true);
+                            exits.add(result.contribution(carried, Some(material)));
                         }
-                    };
-                    *value = result.code();
-                }
-                Ok::<_, ProbeError>(())
-            })?;
-        let unchanged = layer.as_ref().is_some_and(|l| l.batches[0] == values);
-        let blocks = stored.blocks.clone();
-        layer = Some(placements.level(blocks, vec![values]));
+                        (None, Some(wdl))
+                    }
+                };
+                task.plain.push(wdl);
+                task.fixed.push(fixed.unwrap_or(RuleResult::NO_MOVE));
+                task.exits.push(exits);
+                task.ends.push(task.successors.len() as u32);
+            }
+            Ok(task)
+        })
+        .collect::<Result<Vec<LayerMoves>, ProbeError>>()?;
+    // Layer 0: the quiet count has run out.
+    let mut layer: Vec<u16> = tasks
+        .iter()
+        .flat_map(|t| t.plain.iter().zip(&t.fixed))
+        .map(|(wdl, fixed)| match wdl {
+            None => fixed.code(),
+            Some(w) => RuleResult::drawn(*w).code(),
+        })
+        .collect();
+    let quiet = set.quiet.map_or(0, |q| q.plies);
+    for _ in 0..quiet {
+        let next: Vec<u16> = tasks
+            .par_iter()
+            .flat_map_iter(|t| {
+                let layer = &layer;
+                (0..t.plain.len()).map(move |p| match t.plain[p] {
+                    None => t.fixed[p].code(),
+                    Some(wdl) => {
+                        let from = if p == 0 { 0 } else { t.ends[p - 1] as usize };
+                        let mut fold = t.exits[p];
+                        for &s in &t.successors[from..t.ends[p] as usize] {
+                            // A king's move: the material count goes on through it.
+                            let r = RuleResult::from_code(layer[s as usize]);
+                            fold.add(r.contribution(true, Some(material)));
+                        }
+                        fold.result(wdl).code()
+                    }
+                })
+            })
+            .collect();
+        let unchanged = next == layer;
+        layer = next;
         if unchanged {
             break;
         }
     }
-    Ok(layer.expect("layer 0 is built"))
+    Ok(placements.level(stored.blocks.clone(), vec![layer]))
 }

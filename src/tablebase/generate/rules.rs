@@ -1,13 +1,15 @@
 //! Results under the job's rule set ([`super::super::rule_result`]), unit by unit, after the
 //! unit's plain values: the same walk back through the moves that stay in the unit, with
 //! the positions that moves out of it lead to valued by their rule results (read from the
-//! level above and the built slices), and ply by ply only up to the governing count.
+//! level above and the built slices), and ply by ply only up to the governing count. Where
+//! a material count runs beside the quiet count, layer by layer of the quiet plies left
+//! ([`unit_rules_layered`]).
 
 use super::super::levels::Above;
 use super::super::outcome::{Outcome, Wdl};
 use super::super::rule_result::{Moves, RuleCategory, RuleResult};
 use super::GenerateError;
-use super::solve::{CODE, Job, Unit, predecessors_in_unit};
+use super::solve::{CODE, Job, Unit, king_successor_in_unit, predecessors_in_unit};
 use crate::rules::{Geometry, Governing, MoveList, Position, Rules, generate};
 use crate::tablebase::index::MoverFrame;
 
@@ -30,13 +32,16 @@ pub(super) struct RuleScratch {
     seeds: Vec<(u16, u32)>,
     /// Per ply, the positions resolved with it, to walk back from.
     resolved: Vec<Vec<u32>>,
-    /// Where two counts run: the layer of the quiet plies left before the one being built.
-    layer: Vec<u16>,
-    /// Per position, the fewest plies a king's move wins in at the layer being built.
-    king_win: Vec<u16>,
-    /// Per position, the king's moves that lose at the layer being built, and the most
-    /// plies they lose in.
-    king_loss: Vec<(u16, u16)>,
+    /// Where two counts run: per position, what its moves out of the unit give.
+    exit_moves: Vec<Moves>,
+    /// Where two counts run: per position, the end of its king moves' successors in
+    /// `successors`.
+    ends: Vec<u32>,
+    /// The positions of the unit the king moves lead to.
+    successors: Vec<u32>,
+    /// Where two counts run: the layer of the quiet plies left before the one being built,
+    /// and that one.
+    layers: [Vec<u16>; 2],
 }
 
 /// What the moves out of the unit give a position, and its moves in the unit.
@@ -156,7 +161,7 @@ pub(super) fn unit_rules<R: Rules>(
     s: &mut RuleScratch,
 ) -> Result<(), GenerateError> {
     if matches!(job.governing, Governing::Both { .. }) {
-        return unit_rules_layered(job, unit, keys, state, rules, above, list, s);
+        return unit_rules_layered(job, unit, state, rules, above, list, s);
     }
     let n = state.len();
     let k = job.kings() as usize;
@@ -256,15 +261,14 @@ pub(super) fn unit_rules<R: Rules>(
 
 /// [`unit_rules`] where a material count runs beside the quiet count ([`Governing::Both`],
 /// see `tablebase::two_counts`): the layers of quiet plies left, `r = 0` (drawn, unless
-/// there is no move) up to the quiet count's plies, each from the one before it. A position
-/// whose every move leaves the unit is the same at every layer but the first; the others
-/// take their king moves' results from the layer before, walked back from the positions it
-/// decides. The layers stop changing once two are equal; the last is the stored result.
+/// there is no move) up to the quiet count's plies, each from the one before it. The moves
+/// are generated once: a position's exits are folded, its king moves' successors listed;
+/// a layer then folds the exits with the king moves' results in the layer before. The
+/// layers stop changing once two are equal; the last is the stored result.
 #[allow(clippy::too_many_arguments)]
 fn unit_rules_layered<R: Rules>(
     job: &Job<'_, R>,
     unit: &Unit<'_>,
-    keys: &[u64],
     state: &[u16],
     rules: &mut [u16],
     above: &mut Above<'_, 1>,
@@ -274,8 +278,6 @@ fn unit_rules_layered<R: Rules>(
     let (Some(rule_set), Some(material)) = (job.rules, job.governing.plies()) else {
         return Err(GenerateError::Limit("two counts without a rule set".into()));
     };
-    let quiet = rule_set.quiet.map_or(0, |q| q.plies);
-    let n = state.len();
     let k = job.kings() as usize;
     let plain = |i: usize| {
         Outcome::from_code(state[i] & CODE)
@@ -283,97 +285,77 @@ fn unit_rules_layered<R: Rules>(
             .wdl
     };
     s.open.clear();
-    s.open.resize(n, 0);
-    s.exit_win.clear();
-    s.exit_win.resize(n, NONE);
-    s.exit_loss.clear();
-    s.exit_loss.resize(n, NONE);
-    s.layer.clear();
-    // Layer 0: the count has run out.
+    s.exit_moves.clear();
+    s.ends.clear();
+    s.successors.clear();
+    let [layer, next] = &mut s.layers;
+    layer.clear();
+    // Layer 0: the count has run out. A plain draw stays drawn (the counts only add
+    // draws), and a position whose every move leaves the unit has one result at every
+    // layer after the first.
     for (i, rule) in rules.iter_mut().enumerate() {
-        let slice = unit.members[i / k].slice;
         let pos = unit.frame(job, i).position::<R>();
-        let e = exits(job, slice, &pos, above, list)?;
+        let e = exits(job, unit.members[i / k].slice, &pos, above, list)?;
         let moved = e.inside > 0 || e.out.result(Wdl::Draw) != RuleResult::NO_MOVE;
-        s.layer.push(match moved {
+        layer.push(match moved {
             true => RuleResult::drawn(plain(i)).code(),
             false => RuleResult::NO_MOVE.code(),
         });
-        // A plain draw stays drawn (the counts only add draws); so does every position at
-        // the first layer.
-        if plain(i) == Wdl::Draw || e.inside == 0 {
+        let open = plain(i) != Wdl::Draw && e.inside > 0;
+        s.open.push(u16::from(open));
+        s.exit_moves.push(e.out);
+        if !open {
             *rule = match plain(i) {
                 Wdl::Draw => RuleResult::drawn(Wdl::Draw).code(),
                 w => e.out.result(w).code(),
             };
-            continue;
-        }
-        s.open[i] = e.inside;
-        s.exit_win[i] = e.out.win().unwrap_or(NONE);
-        s.exit_loss[i] = e.out.loss().unwrap_or(NONE);
-    }
-    let mut sideways = false;
-    for _ in 1..=quiet {
-        s.king_win.clear();
-        s.king_win.resize(n, NONE);
-        s.king_loss.clear();
-        s.king_loss.resize(n, (0, 0));
-        for c in 0..n {
-            let r = RuleResult::from_code(s.layer[c]);
-            let (RuleCategory::Win | RuleCategory::Loss) = r.category else {
-                continue;
-            };
-            // A king's move is counted through: one ply more, within the material count.
-            let plies = r.plies + 1;
-            if u32::from(plies) > material {
-                continue;
-            }
-            predecessors_in_unit(job, unit, keys, c, |at, men_moved| {
-                sideways |= men_moved;
-                if s.open[at] == 0 {
-                    return;
+        } else {
+            for mv in list.as_slice() {
+                if mv.is_capture() || mv.is_promotion() {
+                    continue;
                 }
-                match r.category {
-                    RuleCategory::Loss => s.king_win[at] = s.king_win[at].min(plies),
-                    _ => {
-                        let (moves, most) = &mut s.king_loss[at];
-                        *moves += 1;
-                        *most = (*most).max(plies);
+                if !pos.kings().contains(mv.from()) {
+                    if R::Board::col_row(mv.from()).1 == R::Board::col_row(mv.to()).1 {
+                        return Err(GenerateError::Limit(
+                            "a man's sideways step where two counts run".into(),
+                        ));
                     }
+                    continue;
                 }
-            });
+                let at = king_successor_in_unit(job, unit, i, &pos.play(mv));
+                s.successors.push(at as u32);
+            }
         }
-        if sideways {
-            return Err(GenerateError::Limit(
-                "a man's sideways step where two counts run".into(),
-            ));
-        }
-        let mut changed = false;
+        s.ends.push(s.successors.len() as u32);
+    }
+    let quiet = rule_set.quiet.map_or(0, |q| q.plies);
+    for _ in 0..quiet {
+        next.clear();
+        let mut from = 0;
         for (i, &rule) in rules.iter().enumerate() {
-            let next = match s.open[i] {
+            let to = s.ends[i] as usize;
+            next.push(match s.open[i] {
                 0 => rule,
                 _ => {
-                    let win = s.exit_win[i].min(s.king_win[i]);
-                    let (losing, most) = s.king_loss[i];
-                    if win != NONE {
-                        RuleResult::win(win).code()
-                    } else if losing == s.open[i] && s.exit_loss[i] != NONE {
-                        RuleResult::loss(most.max(s.exit_loss[i])).code()
-                    } else {
-                        RuleResult::drawn(plain(i)).code()
+                    let mut fold = s.exit_moves[i];
+                    for &c in &s.successors[from..to] {
+                        // A king's move: the material count goes on through it.
+                        let r = RuleResult::from_code(layer[c as usize]);
+                        fold.add(r.contribution(true, Some(material)));
                     }
+                    fold.result(plain(i)).code()
                 }
-            };
-            changed |= next != s.layer[i];
-            s.layer[i] = next;
+            });
+            from = to;
         }
-        if !changed {
+        std::mem::swap(layer, next);
+        if layer == next {
             break;
         }
     }
     for (i, r) in rules.iter_mut().enumerate() {
         if s.open[i] != 0 {
-            *r = s.layer[i];
+            *r = layer[i];
         }
     }
     Ok(())

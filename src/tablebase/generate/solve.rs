@@ -991,6 +991,20 @@ fn classify<R: Rules>(
     })
 }
 
+/// The position of the unit that a king's move of position `i` leads to, `after` being the
+/// position after it.
+pub(super) fn king_successor_in_unit<R: Rules>(
+    job: &Job<'_, R>,
+    unit: &Unit<'_>,
+    i: usize,
+    after: &Position<R>,
+) -> usize {
+    let k = job.kings() as usize;
+    let twin = job.twin(unit.members[i / k].slice);
+    let frame = MoverFrame::of(after);
+    unit.twins[i / k] * k + job.index[twin as usize].kings_rank(&frame) as usize
+}
+
 /// Calls `f` with every position of the unit from which a quiet move leads to position `i`,
 /// and whether that move is a man's (a Turkish sideways step).
 pub(super) fn predecessors_in_unit<R: Rules>(
