@@ -87,8 +87,8 @@ typedef enum {
    */
   DAMKA_ERR_INTERNAL = -10,
   /*
-   The tables hold no rule results for the position: its material's results would
-   depend on two counters at once (Russian kings on both sides); the message says why.
+   The tables hold no rule results under the rules asked for: their rules files hold
+   another rule set (built with `damka generate --rules NAME`); the message says which.
    */
   DAMKA_ERR_NO_RULES = -11,
   /*
@@ -393,7 +393,7 @@ int damka_probe_dtc(const damka_tablebase *tb, const char *variant, const char *
  material count started (0 and 0: just after a conversion). On `DAMKA_OK` `*category`
  is 2 win, 1 cursed win (won, but not within the counts), 0 draw, -1 blessed loss, -2
  loss. Tables built without rule results (no `.rules` file) give `DAMKA_ERR_NO_TABLE`;
- a material whose results need two counters `DAMKA_ERR_NO_RULES`; a negative count
+ rules files of another rule set `DAMKA_ERR_NO_RULES`; a negative count
  `DAMKA_ERR_ARGUMENT`.
 
  # Safety
