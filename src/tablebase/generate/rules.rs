@@ -133,6 +133,13 @@ pub(super) fn derived_rule<R: Rules>(job: &Job<'_, R>, plain: Outcome, dtc: u16)
     .code()
 }
 
+/// The plain result of position `i` of the unit, `state` holding the unit's solved values.
+fn plain_wdl(state: &[u16], i: usize) -> Wdl {
+    Outcome::from_code(state[i] & CODE)
+        .unwrap_or(Outcome::DRAW)
+        .wdl
+}
+
 /// Records that position `i` of the unit has result `r` (a win or a loss), to be walked
 /// back from at its plies.
 fn resolve(s: &mut RuleScratch, rules: &mut [u16], i: usize, r: RuleResult) {
@@ -165,11 +172,7 @@ pub(super) fn unit_rules<R: Rules>(
     }
     let n = state.len();
     let k = job.kings() as usize;
-    let plain = |i: usize| {
-        Outcome::from_code(state[i] & CODE)
-            .unwrap_or(Outcome::DRAW)
-            .wdl
-    };
+    let plain = |i: usize| plain_wdl(state, i);
     s.open.clear();
     s.open.resize(n, 0);
     s.exit_win.clear();
@@ -279,11 +282,7 @@ fn unit_rules_layered<R: Rules>(
         return Err(GenerateError::Limit("two counts without a rule set".into()));
     };
     let k = job.kings() as usize;
-    let plain = |i: usize| {
-        Outcome::from_code(state[i] & CODE)
-            .unwrap_or(Outcome::DRAW)
-            .wdl
-    };
+    let plain = |i: usize| plain_wdl(state, i);
     s.open.clear();
     s.exit_moves.clear();
     s.ends.clear();
