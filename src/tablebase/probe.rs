@@ -10,11 +10,12 @@ use super::material::Material;
 use super::outcome::{Outcome, Wdl};
 use super::rule_result::{Moves, RuleCategory, RuleResult};
 use super::table::{Access, BlockCache, TableFile};
+use super::two_counts::quiet_used;
 use crate::Variant;
 use crate::notation::movetext::sort_moves;
 use crate::rules::{
-    Bitboard, Counters, Governing, LegalMove, Move, MoveSink, Position, RuleSet, Rules, Square,
-    captures, legal_moves, may_capture,
+    Bitboard, Counters, LegalMove, Move, MoveSink, Position, RuleSet, Rules, Square, captures,
+    legal_moves, may_capture,
 };
 
 /// Why a probe has no answer.
@@ -396,11 +397,9 @@ impl Tablebase {
         rules: &RuleSet,
         counters: Counters,
     ) -> Result<(RuleResult, Option<u32>), ProbeError> {
-        let result = match (rules.governing_of(pos), rules.quiet) {
-            (Governing::Both { .. }, Some(q)) if counters.quiet > 0 => {
-                self.result_with_quiet_left(pos, rules, q.plies.saturating_sub(counters.quiet))?
-            }
-            _ => self.probe_rule_result(pos, rules)?,
+        let result = match quiet_used(rules, pos, counters) {
+            Some(counts) => self.result_with_quiet_left(pos, rules, counts)?,
+            None => self.probe_rule_result(pos, rules)?,
         };
         Ok((result, rules.result_plies_left(pos, counters)))
     }
@@ -535,7 +534,7 @@ impl Tablebase {
         if frame.mover == 0 {
             return Some((RuleResult::NO_MOVE, left));
         }
-        if counters.quiet > 0 && matches!(rules.governing_of(pos), Governing::Both { .. }) {
+        if quiet_used(rules, pos, counters).is_some() {
             return None;
         }
         let (material, i) = slice_index::<R>(&frame)?;

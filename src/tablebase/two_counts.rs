@@ -15,9 +15,10 @@
 //! `g(P, Q)`, `Q` the quiet count's plies, is the stored result, and `g(P, r) = g(P, Q)`
 //! where `r` is at least the plies `g(P, Q)` needs (the quiet count starts again, or the
 //! material changes, before it can run out) or it is a draw. The generator builds the
-//! layers `r = 0, 1, ..., Q` of a whole placement at once (walking back from the positions
-//! each layer decides), `verify` builds them again forward from the moves, and a probe with
-//! part of the quiet count used follows the king moves here, memoised.
+//! layers `r = 0, 1, ..., Q` of a whole placement at once, from each position's king-move
+//! successors in its unit; `verify` builds them again from the moves of a whole level; a
+//! probe with part of the quiet count used follows the king moves here, memoised. All three
+//! fold a layer with [`next_layer`].
 
 use std::collections::HashMap;
 
@@ -25,25 +26,51 @@ use super::index::MoverFrame;
 use super::outcome::Wdl;
 use super::probe::{ProbeError, Tablebase};
 use super::rule_result::{Moves, RuleCategory, RuleResult};
-use crate::rules::{Governing, MoveList, Position, RuleSet, Rules, generate};
+use crate::rules::{Counters, Governing, MoveList, Position, RuleSet, Rules, generate};
 
 /// Results already found, by position and quiet plies left.
 type Memo<R> = HashMap<(Position<R>, u32), RuleResult>;
 
+/// `g(P, r)`, `r > 0`, of a position of plain result `plain`: its moves other than a king's
+/// give `exits`, and its king's moves lead to positions whose results in layer `r - 1` are
+/// `kings` (the material count, of `material` plies, goes on through them).
+pub(crate) fn next_layer(
+    mut exits: Moves,
+    kings: impl IntoIterator<Item = RuleResult>,
+    material: u32,
+    plain: Wdl,
+) -> RuleResult {
+    for r in kings {
+        exits.add(r.contribution(true, Some(material)));
+    }
+    exits.result(plain)
+}
+
+/// Where `pos` at counters `c` needs a search of its king moves (a material count runs
+/// beside a quiet count already partly used): the quiet plies left, the quiet count's and
+/// the material count's plies.
+pub(crate) fn quiet_used<R: Rules>(
+    rules: &RuleSet,
+    pos: &Position<R>,
+    c: Counters,
+) -> Option<(u32, u32, u32)> {
+    match (rules.governing_of(pos), rules.quiet) {
+        (Governing::Both { plies, .. }, Some(q)) if c.quiet > 0 => {
+            Some((q.plies.saturating_sub(c.quiet), q.plies, plies))
+        }
+        _ => None,
+    }
+}
+
 impl Tablebase {
-    /// The result of `pos`, of a material governed by [`Governing::Both`] under `rules`,
-    /// with `left` plies of the quiet count left (`g(pos, left)`).
+    /// `g(pos, left)` with `(left, quiet, material)` from [`quiet_used`].
     pub(crate) fn result_with_quiet_left<R: Rules>(
         &self,
         pos: &Position<R>,
         rules: &RuleSet,
-        left: u32,
+        counts: (u32, u32, u32),
     ) -> Result<RuleResult, ProbeError> {
-        let Governing::Both { plies, .. } = rules.governing_of(pos) else {
-            return self.probe_rule_result(pos, rules);
-        };
-        let quiet = rules.quiet.map_or(0, |q| q.plies);
-        self.layer(pos, rules, (left, quiet, plies), &mut Memo::new())
+        self.layer(pos, rules, counts, &mut Memo::new())
     }
 
     /// `g(pos, left)`, with the quiet and material counts' plies.
@@ -78,19 +105,19 @@ impl Tablebase {
             // The count has run out: drawn, unless there is no move.
             (0, [_, ..]) => RuleResult::drawn(plain),
             (_, moves) => {
-                let mut fold = Moves::default();
+                let (mut exits, mut kings) = (Moves::default(), Vec::new());
                 for mv in moves {
                     let after = pos.play(mv);
-                    let king_move = !mv.is_capture() && pos.kings().contains(mv.from());
-                    let result = match king_move {
-                        true => self.layer(&after, rules, (left - 1, quiet, material), memo)?,
-                        false => self.probe_rule_result(&after, rules)?,
-                    };
+                    if !mv.is_capture() && pos.kings().contains(mv.from()) {
+                        kings.push(self.layer(&after, rules, (left - 1, quiet, material), memo)?);
+                        continue;
+                    }
                     let [them, us] = MoverFrame::of(&after).material().sides();
-                    let carried = rules.carries(before, [us, them], !king_move);
-                    fold.add(result.contribution(carried, Some(material)));
+                    let carried = rules.carries(before, [us, them], true);
+                    let result = self.probe_rule_result(&after, rules)?;
+                    exits.add(result.contribution(carried, Some(material)));
                 }
-                fold.result(plain)
+                next_layer(exits, kings, material, plain)
             }
         };
         memo.insert((*pos, left), result);

@@ -31,6 +31,7 @@ use super::outcome::{Outcome, Wdl};
 use super::probe::{ProbeError, Tablebase};
 use super::rule_result::{Moves, RuleCategory, RuleResult};
 use super::table::TableFile;
+use super::two_counts::next_layer;
 use crate::rules::{Governing, Move, MoveList, Position, RuleSet, Rules, generate, may_capture};
 
 /// The verdict on one slice.
@@ -629,16 +630,20 @@ fn expected_rule<R: Rules>(
     Ok(fold.result(plain))
 }
 
-/// What the layers of [`layered_rules`] need of the positions of one task, found once.
+/// A position of [`layered_rules`], as its moves were found once.
+#[derive(Copy, Clone)]
+enum Layered {
+    /// The same result at every layer (no move, or a plain draw).
+    Fixed(RuleResult),
+    /// A plain win or loss whose moves other than a king's give `exits`.
+    Open { plain: Wdl, exits: Moves },
+}
+
+/// What the layers of [`layered_rules`] need of the positions of one task.
 #[derive(Default)]
 struct LayerMoves {
-    /// Per position: its plain result, or `None` where every layer has the same result (no
-    /// move, or a plain draw) which `fixed` holds.
-    plain: Vec<Option<Wdl>>,
-    /// Per position, the result of every layer where `plain` is `None`, else what its moves
-    /// other than a king's give (from the stored results).
-    fixed: Vec<RuleResult>,
-    exits: Vec<Moves>,
+    /// Per position.
+    positions: Vec<Layered>,
     /// Per position, the end of its king moves' successors in `successors`.
     ends: Vec<u32>,
     /// The places of the king moves' successors in the level.
@@ -689,11 +694,11 @@ fn layered_rules<R: Rules>(
                     arrangements[s].as_ref(),
                 );
                 generate(&pos, &mut list);
-                let mut exits = Moves::default();
-                let (fixed, wdl) = match (list.as_slice(), wdl) {
-                    ([], _) => (Some(RuleResult::NO_MOVE), None),
-                    (_, Wdl::Draw) => (Some(RuleResult::drawn(Wdl::Draw)), None),
+                let entry = match (list.as_slice(), wdl) {
+                    ([], _) => Layered::Fixed(RuleResult::NO_MOVE),
+                    (_, Wdl::Draw) => Layered::Fixed(RuleResult::drawn(Wdl::Draw)),
                     (moves, wdl) => {
+                        let mut exits = Moves::default();
                         let before = MoverFrame::of(&pos).material().sides();
                         let t = twin(s) as u8;
                         for mv in moves {
@@ -728,12 +733,10 @@ fn layered_rules<R: Rules>(
                             let carried = set.carries(before, [us, them], true);
                             exits.add(result.contribution(carried, Some(material)));
                         }
-                        (None, Some(wdl))
+                        Layered::Open { plain: wdl, exits }
                     }
                 };
-                task.plain.push(wdl);
-                task.fixed.push(fixed.unwrap_or(RuleResult::NO_MOVE));
-                task.exits.push(exits);
+                task.positions.push(entry);
                 task.ends.push(task.successors.len() as u32);
             }
             Ok(task)
@@ -742,10 +745,10 @@ fn layered_rules<R: Rules>(
     // Layer 0: the quiet count has run out.
     let mut layer: Vec<u16> = tasks
         .iter()
-        .flat_map(|t| t.plain.iter().zip(&t.fixed))
-        .map(|(wdl, fixed)| match wdl {
-            None => fixed.code(),
-            Some(w) => RuleResult::drawn(*w).code(),
+        .flat_map(|t| &t.positions)
+        .map(|p| match p {
+            Layered::Fixed(r) => r.code(),
+            Layered::Open { plain, .. } => RuleResult::drawn(*plain).code(),
         })
         .collect();
     let quiet = set.quiet.map_or(0, |q| q.plies);
@@ -754,19 +757,19 @@ fn layered_rules<R: Rules>(
             .par_iter()
             .flat_map_iter(|t| {
                 let layer = &layer;
-                (0..t.plain.len()).map(move |p| match t.plain[p] {
-                    None => t.fixed[p].code(),
-                    Some(wdl) => {
-                        let from = if p == 0 { 0 } else { t.ends[p - 1] as usize };
-                        let mut fold = t.exits[p];
-                        for &s in &t.successors[from..t.ends[p] as usize] {
-                            // A king's move: the material count goes on through it.
-                            let r = RuleResult::from_code(layer[s as usize]);
-                            fold.add(r.contribution(true, Some(material)));
+                t.positions
+                    .iter()
+                    .enumerate()
+                    .map(move |(p, entry)| match *entry {
+                        Layered::Fixed(r) => r.code(),
+                        Layered::Open { plain, exits } => {
+                            let from = if p == 0 { 0 } else { t.ends[p - 1] as usize };
+                            let kings = t.successors[from..t.ends[p] as usize]
+                                .iter()
+                                .map(|&s| RuleResult::from_code(layer[s as usize]));
+                            next_layer(exits, kings, material, plain).code()
                         }
-                        fold.result(wdl).code()
-                    }
-                })
+                    })
             })
             .collect();
         let unchanged = next == layer;

@@ -8,6 +8,7 @@
 use super::super::levels::Above;
 use super::super::outcome::{Outcome, Wdl};
 use super::super::rule_result::{Moves, RuleCategory, RuleResult};
+use super::super::two_counts::next_layer;
 use super::GenerateError;
 use super::solve::{CODE, Job, Unit, king_successor_in_unit, predecessors_in_unit};
 use crate::rules::{Geometry, Governing, MoveList, Position, Rules, generate};
@@ -295,10 +296,9 @@ fn unit_rules_layered<R: Rules>(
     for (i, rule) in rules.iter_mut().enumerate() {
         let pos = unit.frame(job, i).position::<R>();
         let e = exits(job, unit.members[i / k].slice, &pos, above, list)?;
-        let moved = e.inside > 0 || e.out.result(Wdl::Draw) != RuleResult::NO_MOVE;
-        layer.push(match moved {
-            true => RuleResult::drawn(plain(i)).code(),
-            false => RuleResult::NO_MOVE.code(),
+        layer.push(match list.as_slice() {
+            [] => RuleResult::NO_MOVE.code(),
+            _ => RuleResult::drawn(plain(i)).code(),
         });
         let open = plain(i) != Wdl::Draw && e.inside > 0;
         s.open.push(u16::from(open));
@@ -336,13 +336,10 @@ fn unit_rules_layered<R: Rules>(
             next.push(match s.open[i] {
                 0 => rule,
                 _ => {
-                    let mut fold = s.exit_moves[i];
-                    for &c in &s.successors[from..to] {
-                        // A king's move: the material count goes on through it.
-                        let r = RuleResult::from_code(layer[c as usize]);
-                        fold.add(r.contribution(true, Some(material)));
-                    }
-                    fold.result(plain(i)).code()
+                    let kings = s.successors[from..to]
+                        .iter()
+                        .map(|&c| RuleResult::from_code(layer[c as usize]));
+                    next_layer(s.exit_moves[i], kings, material, plain(i)).code()
                 }
             });
             from = to;
