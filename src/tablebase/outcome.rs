@@ -3,6 +3,8 @@
 use std::cmp::Ordering;
 use std::fmt;
 
+use super::format::wdl_code;
+
 /// Win, draw or loss for the side to move.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Wdl {
@@ -22,6 +24,16 @@ impl Wdl {
             Wdl::Draw => "draw",
             Wdl::Loss => "loss",
         }
+    }
+
+    /// The result a win/draw/loss file's code stands for (see `format::wdl_code`; code 3,
+    /// which no checked block holds, reads as a draw). A table lookup, not a branch: the
+    /// codes of random positions are not predictable.
+    #[inline(always)]
+    pub fn of_code(code: u16) -> Wdl {
+        const BY_CODE: [Wdl; 4] = [Wdl::Draw, Wdl::Win, Wdl::Loss, Wdl::Draw];
+        const _: () = assert!(wdl_code::DRAW == 0 && wdl_code::WIN == 1 && wdl_code::LOSS == 2);
+        BY_CODE[(code & 3) as usize]
     }
 
     /// The result for the other side.

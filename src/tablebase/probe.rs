@@ -4,7 +4,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::format::{FileKind, TableError, wdl_code};
+use super::format::{FileKind, TableError};
 use super::index::{MoverFrame, SliceIndex};
 use super::material::Material;
 use super::outcome::{Outcome, Wdl};
@@ -562,12 +562,8 @@ impl Tablebase {
             return Err(not_covered("the side not to move has no pieces"));
         }
         let (material, i) = slice_index::<R>(frame).ok_or_else(|| not_covered(MAN_OFF_DOMAIN))?;
-        let wdl = match value(material, FileKind::Wdl, i)? as u8 {
-            wdl_code::WIN => Wdl::Win,
-            wdl_code::LOSS => Wdl::Loss,
-            _ => return Ok(Outcome::DRAW),
-        };
-        let distance = if dtw {
+        let wdl = Wdl::of_code(value(material, FileKind::Wdl, i)?);
+        let distance = if dtw && wdl != Wdl::Draw {
             value(material, FileKind::Dtw, i)?
         } else {
             0
@@ -587,7 +583,8 @@ fn slice_index<R: Rules>(frame: &MoverFrame) -> Option<(Material, u64)> {
 }
 
 /// The outcome of `pos` with its captures played out (each side takes its best), down to
-/// positions without a capture, whose outcome `stored` gives.
+/// positions without a capture, whose outcome `stored` gives. The captures after one that
+/// wins are not looked at when distances are not asked for (nor after a win in one ply).
 fn resolve_by<R: Rules, E>(
     pos: &Position<R>,
     dtw: bool,
@@ -609,6 +606,10 @@ fn resolve_by<R: Rules, E>(
         } else {
             Outcome { wdl: o.wdl, dtw: 0 }
         };
+        // Nothing beats a win when distances are not asked for, nor a win in one ply.
+        if o.wdl == Wdl::Win && (!dtw || o.dtw == 1) {
+            return Ok(o);
+        }
         best = Some(best.map_or(o, |b| b.max(o)));
     }
     Ok(best.unwrap_or(Outcome::loss(0)))

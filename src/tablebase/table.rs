@@ -6,8 +6,8 @@ use std::fs::File;
 use std::io::ErrorKind;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering, fence};
-use std::sync::{Mutex, OnceLock};
 
 use memmap2::Mmap;
 
@@ -318,8 +318,6 @@ fn read_at(file: &File, path: &Path, buf: &mut [u8], offset: u64) -> Result<(), 
 pub const PAGE_BYTES: usize = 16 << 10;
 const PAGE_WORDS: usize = PAGE_BYTES / 8;
 const PAGE_BITS_LOG2: u32 = (PAGE_BYTES * 8).trailing_zeros();
-/// Pages are allocated in runs of this many (1 MiB), when the first of them is filled.
-const RUN_PAGES: usize = 64;
 
 /// Where one table's pages are in a [`BlockCache`]: for each page of its decoded blocks, the
 /// cache page that may hold it (plus one; 0 for none), 4 bytes per 16 KiB decoded, with
@@ -411,8 +409,9 @@ static NEXT_CACHE_ID: AtomicU32 = AtomicU32::new(1);
 pub struct BlockCache {
     id: u32,
     tags: Box<[PageTag]>,
-    /// The pages' bytes as little-endian words, `RUN_PAGES` pages a run.
-    runs: Box<[OnceLock<Box<[AtomicU64]>>]>,
+    /// The pages' bytes as little-endian words, `PAGE_WORDS` a page: allocated zeroed, so
+    /// that the operating system gives memory to a page only when it is first filled.
+    words: Box<[AtomicU64]>,
     /// The clock hand, held while a page is filled.
     hand: Mutex<usize>,
 }
@@ -430,9 +429,7 @@ impl BlockCache {
                     referenced: AtomicBool::new(false),
                 })
                 .collect(),
-            runs: (0..pages.div_ceil(RUN_PAGES))
-                .map(|_| OnceLock::new())
-                .collect(),
+            words: zeroed_words(pages * PAGE_WORDS),
             hand: Mutex::new(0),
         }
     }
@@ -448,12 +445,11 @@ impl BlockCache {
         let at = slots.slots.get(page as usize)?.load(Ordering::Acquire);
         let at = at.checked_sub(1)? as usize;
         let tag = self.tags.get(at)?;
-        let run = self.runs.get(at / RUN_PAGES)?;
         let seq = tag.seq.load(Ordering::Acquire);
         let key = tag.key.load(Ordering::Relaxed);
-        let word = run
-            .get()?
-            .get((at % RUN_PAGES) * PAGE_WORDS + (bit >> 6) as usize)?
+        let word = self
+            .words
+            .get(at * PAGE_WORDS + (bit >> 6) as usize)?
             .load(Ordering::Relaxed);
         fence(Ordering::Acquire);
         if seq & 1 != 0
@@ -510,12 +506,7 @@ impl BlockCache {
 
     /// Rewrites page `at` under its sequence lock (the caller holds the hand).
     fn fill(&self, at: usize, key: u64, bytes: &[u8]) {
-        let run = self.runs[at / RUN_PAGES].get_or_init(|| {
-            (0..RUN_PAGES * PAGE_WORDS)
-                .map(|_| AtomicU64::new(0))
-                .collect()
-        });
-        let words = &run[(at % RUN_PAGES) * PAGE_WORDS..][..PAGE_WORDS];
+        let words = &self.words[at * PAGE_WORDS..][..PAGE_WORDS];
         let tag = &self.tags[at];
         let seq = tag.seq.load(Ordering::Relaxed);
         tag.seq.store(seq + 1, Ordering::Relaxed);
@@ -528,6 +519,14 @@ impl BlockCache {
         }
         tag.seq.store(seq + 2, Ordering::Release);
     }
+}
+
+/// `n` words of zero, from a zeroed allocation: the system allocator takes a large one
+/// straight from the operating system, which backs each memory page when first written.
+fn zeroed_words(n: usize) -> Box<[AtomicU64]> {
+    let words = Box::<[AtomicU64]>::new_zeroed_slice(n);
+    // Safety: an `AtomicU64` of all-zero bytes is a valid zero.
+    unsafe { words.assume_init() }
 }
 
 #[cfg(test)]
