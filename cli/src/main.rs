@@ -3,6 +3,7 @@
 
 mod analyse;
 mod cluster;
+mod compact;
 mod generate;
 mod hub;
 mod info;
@@ -123,6 +124,9 @@ enum Command {
     Verify(verify::Args),
     /// What the tables directory holds.
     Info(info::Args),
+    /// Keep one side to move of each slice pair: about half the bytes of win/draw/loss and
+    /// distance files, the other side answered by a search of one ply.
+    Compact(compact::Args),
     /// Annotate PDN games with perfect-play verdicts from the tables.
     #[command(visible_alias = "analyze")]
     Analyse(analyse::Args),
@@ -154,6 +158,7 @@ fn main() -> ExitCode {
         Command::Probe(args) => probe::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Info(args) => info::run(args),
+        Command::Compact(args) => compact::run(args),
         Command::Analyse(args) => analyse::run(args),
         Command::Cluster(args) => cluster::run(args),
         Command::Play(args) => play::run(args),

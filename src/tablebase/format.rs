@@ -13,8 +13,8 @@ use crate::{Variant, with_rules};
 
 /// First eight bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"DAMKATB\x1a";
-/// The format version this code reads and writes.
-pub const VERSION: u16 = 1;
+/// The format version this code reads and writes (2: one side to move, [`Header::searched`]).
+pub const VERSION: u16 = 2;
 /// The index scheme of `index.rs` (men, then kings, combinatorial number system).
 pub const INDEX_SCHEME: u8 = 1;
 /// Size of the header in bytes.
@@ -101,6 +101,10 @@ pub struct Header {
     /// In a rules file, the positions (among the draws) won or lost without the counts:
     /// cursed wins and blessed losses; 0 in the others.
     pub drawn_by_rules: u64,
+    /// The file holds no values (no blocks): every position of the slice is answered by a
+    /// search of one ply into its twin (the same material, the other side to move), whose
+    /// files hold them. Only win/draw/loss and distance files; the counts are the slice's.
+    pub searched: bool,
 }
 
 /// Why a table file cannot be used. Every variant names the file.
@@ -188,6 +192,7 @@ impl Header {
         b[64..72].copy_from_slice(&self.unused.to_le_bytes());
         b[72] = self.rule_set;
         b[73..81].copy_from_slice(&self.drawn_by_rules.to_le_bytes());
+        b[81] = u8::from(self.searched);
         let crc = crc32fast::hash(&b[..HEADER_CRC_AT]);
         b[HEADER_CRC_AT..].copy_from_slice(&crc.to_le_bytes());
         b
@@ -244,6 +249,11 @@ impl Header {
             unused: u64_at(64),
             rule_set: b[72],
             drawn_by_rules: u64_at(73),
+            searched: match b[81] {
+                0 => false,
+                1 => true,
+                _ => return Err(bad("byte 81 (searched) is neither 0 nor 1")),
+            },
         };
         Ok(header)
     }
@@ -317,14 +327,27 @@ impl Header {
                 ),
             ));
         }
-        let blocks = self.positions.div_ceil(bp as u64);
+        if self.searched && !matches!(kind, FileKind::Wdl | FileKind::Dtw) {
+            return Err(bad(
+                "searched (byte 81)",
+                format!("set in a {kind:?} file (only win/draw/loss and distance files)"),
+            ));
+        }
+        let blocks = if self.searched {
+            0
+        } else {
+            self.positions.div_ceil(bp as u64)
+        };
         if self.blocks as u64 != blocks {
             return Err(bad(
                 "blocks (bytes 32-35)",
-                format!(
-                    "{}, but {} positions in blocks of {bp} make {blocks}",
-                    self.blocks, self.positions
-                ),
+                match self.searched {
+                    true => format!("{}, but a searched file holds none", self.blocks),
+                    false => format!(
+                        "{}, but {} positions in blocks of {bp} make {blocks}",
+                        self.blocks, self.positions
+                    ),
+                },
             ));
         }
         let counted = [self.wins, self.draws, self.losses, self.unused]

@@ -14,8 +14,8 @@ use super::two_counts::quiet_used;
 use crate::Variant;
 use crate::notation::movetext::sort_moves;
 use crate::rules::{
-    Bitboard, Counters, LegalMove, Move, MoveSink, Position, RuleSet, Rules, Square, captures,
-    legal_moves, may_capture,
+    Bitboard, Counters, LegalMove, Move, MoveList, MoveSink, Position, RuleSet, Rules, Square,
+    captures, generate, legal_moves, may_capture,
 };
 
 /// Why a probe has no answer.
@@ -215,10 +215,30 @@ impl Tablebase {
             return Ok(t.clone());
         }
         let table = TableFile::open_with(&path(), kind, variant, material, *opened, self.access)
+            .and_then(|t| self.twin_holds_values(t))
             .map_err(|e| self.noted(e))?;
         let table = Arc::new(table);
         *opened += 1;
         Ok(slot.get_or_init(|| table).clone())
+    }
+
+    /// `table`, if it holds values or is a searched one whose twin holds them: probes of a
+    /// searched slice search one ply into its twin, which must not search back.
+    fn twin_holds_values(&self, table: TableFile) -> Result<TableFile, TableError> {
+        let h = table.header();
+        if !h.searched {
+            return Ok(table);
+        }
+        let twin = h.material.flipped();
+        let path = Tablebase::path_in(&self.dir, h.variant, twin, h.kind);
+        let twin_file = TableFile::open(&path, h.kind, h.variant, twin, u32::MAX)?;
+        match twin_file.header().searched {
+            false => Ok(table),
+            true => Err(TableError::Mismatch(
+                table.path().to_path_buf(),
+                format!("searched, and so is its twin {twin}: nothing holds the values"),
+            )),
+        }
     }
 
     /// A stored value, opening the table and decoding its block as needed.
@@ -230,11 +250,30 @@ impl Tablebase {
         kind: FileKind,
         index: u64,
     ) -> Result<u16, TableError> {
+        self.value_or_searched(variant, material, kind, index)?
+            .ok_or_else(|| {
+                let path = Tablebase::path_in(&self.dir, variant, material, kind);
+                TableError::Mismatch(path, "holds no values (a searched file)".into())
+            })
+    }
+
+    /// A stored value as [`Tablebase::value`] reads it, or `None` when the table is a
+    /// searched one ([`super::format::Header::searched`]).
+    #[inline]
+    fn value_or_searched(
+        &self,
+        variant: Variant,
+        material: Material,
+        kind: FileKind,
+        index: u64,
+    ) -> Result<Option<u16>, TableError> {
+        let read = |table: &TableFile| match table.header().searched {
+            true => Ok(None),
+            false => table.value(index, &self.cache).map(Some),
+        };
         match self.open_table(variant, material, kind) {
-            Some(table) => table.value(index, &self.cache),
-            None => self
-                .table(variant, material, kind)?
-                .value(index, &self.cache),
+            Some(table) => read(table),
+            None => read(&*self.table(variant, material, kind)?),
         }
         .map_err(|e| self.noted(e))
     }
@@ -500,7 +539,7 @@ impl Tablebase {
                 frame,
                 dtw,
                 |why| ProbeError::NotCovered(why.into()),
-                |material, kind, i| Ok(self.value(R::VARIANT, material, kind, i)?),
+                |material, kind, i| Ok(self.value_or_searched(R::VARIANT, material, kind, i)?),
             )
         })
     }
@@ -510,9 +549,11 @@ impl Tablebase {
     /// and decoded (or a table is missing). Cheap enough for every node of a search.
     pub fn resolve_cached<R: Rules>(&self, pos: &Position<R>, dtw: bool) -> Option<Outcome> {
         let cached = |material, kind, i| {
-            self.open_table(R::VARIANT, material, kind)
-                .and_then(|table| table.cached_value(i, &self.cache))
-                .ok_or(())
+            let table = self.open_table(R::VARIANT, material, kind).ok_or(())?;
+            match table.header().searched {
+                true => Ok(None),
+                false => table.cached_value(i, &self.cache).map(Some).ok_or(()),
+            }
         };
         resolve_by(pos, dtw, &|frame| {
             self.stored::<R, _>(frame, dtw, |_| (), cached)
@@ -546,29 +587,36 @@ impl Tablebase {
     }
 
     /// The stored outcome of a position with no capture, its values read by `value` (from
-    /// the tables of a material, of a kind, at an index); `not_covered` makes the error for a
+    /// the tables of a material, of a kind, at an index; `None` from a searched table),
+    /// `None` when a table it needs is a searched one; `not_covered` makes the error for a
     /// position the tables cannot hold.
     fn stored<R: Rules, E>(
         &self,
         frame: &MoverFrame,
         dtw: bool,
         not_covered: impl Fn(&str) -> E,
-        value: impl Fn(Material, FileKind, u64) -> Result<u16, E>,
-    ) -> Result<Outcome, E> {
+        value: impl Fn(Material, FileKind, u64) -> Result<Option<u16>, E>,
+    ) -> Result<Option<Outcome>, E> {
         if frame.mover == 0 {
-            return Ok(Outcome::loss(0));
+            return Ok(Some(Outcome::loss(0)));
         }
         if frame.other == 0 {
             return Err(not_covered("the side not to move has no pieces"));
         }
         let (material, i) = slice_index::<R>(frame).ok_or_else(|| not_covered(MAN_OFF_DOMAIN))?;
-        let wdl = Wdl::of_code(value(material, FileKind::Wdl, i)?);
+        let Some(code) = value(material, FileKind::Wdl, i)? else {
+            return Ok(None);
+        };
+        let wdl = Wdl::of_code(code);
         let distance = if dtw && wdl != Wdl::Draw {
-            value(material, FileKind::Dtw, i)?
+            match value(material, FileKind::Dtw, i)? {
+                Some(d) => d,
+                None => return Ok(None),
+            }
         } else {
             0
         };
-        Ok(Outcome { wdl, dtw: distance })
+        Ok(Some(Outcome { wdl, dtw: distance }))
     }
 }
 
@@ -583,30 +631,45 @@ fn slice_index<R: Rules>(frame: &MoverFrame) -> Option<(Material, u64)> {
 }
 
 /// The outcome of `pos` with its captures played out (each side takes its best), down to
-/// positions without a capture, whose outcome `stored` gives. The captures after one that
-/// wins are not looked at when distances are not asked for (nor after a win in one ply).
+/// positions without a capture, whose outcome `stored` gives; where `stored` says `None`
+/// (the slice is a searched one, its twin holds the values), the best over the moves.
 fn resolve_by<R: Rules, E>(
     pos: &Position<R>,
     dtw: bool,
-    stored: &impl Fn(&MoverFrame) -> Result<Outcome, E>,
+    stored: &impl Fn(&MoverFrame) -> Result<Option<Outcome>, E>,
 ) -> Result<Outcome, E> {
-    if !may_capture(pos) {
-        return stored(&MoverFrame::of(pos));
+    if may_capture(pos) {
+        let mut list = Captures::default();
+        captures(pos, &mut list);
+        if !list.as_slice().is_empty() {
+            return best_after(pos, list.as_slice(), dtw, stored);
+        }
     }
-    let mut list = Captures::default();
-    captures(pos, &mut list);
-    if list.as_slice().is_empty() {
-        return stored(&MoverFrame::of(pos));
+    if let Some(outcome) = stored(&MoverFrame::of(pos))? {
+        return Ok(outcome);
     }
+    let mut moves = MoveList::new();
+    generate(pos, &mut moves);
+    best_after(pos, moves.as_slice(), dtw, stored)
+}
+
+/// The best outcome of `pos` over `moves` (a loss without one), each resolved by
+/// [`resolve_by`]. The moves after one that wins are not looked at when distances are not
+/// asked for (nor after a win in one ply).
+fn best_after<R: Rules, E>(
+    pos: &Position<R>,
+    moves: &[Move],
+    dtw: bool,
+    stored: &impl Fn(&MoverFrame) -> Result<Option<Outcome>, E>,
+) -> Result<Outcome, E> {
     let mut best: Option<Outcome> = None;
-    for mv in list.as_slice() {
+    for mv in moves {
         let o = resolve_by(&pos.play(mv), dtw, stored)?.before_move();
         let o = if dtw {
             o
         } else {
             Outcome { wdl: o.wdl, dtw: 0 }
         };
-        // Nothing beats a win when distances are not asked for, nor a win in one ply.
         if o.wdl == Wdl::Win && (!dtw || o.dtw == 1) {
             return Ok(o);
         }

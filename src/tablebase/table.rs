@@ -555,6 +555,7 @@ mod tests {
             unused: 0,
             rule_set: 0,
             drawn_by_rules: 0,
+            searched: false,
         }
     }
 

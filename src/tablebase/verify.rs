@@ -330,10 +330,16 @@ fn read_level<R: Rules>(
                 }
                 let [wdl, dtw, dtc_file] = &files[s];
                 let [w_block, d_block, c_block] = &mut blocks[s];
-                let stored = match w_block.value(wdl, i)? as u8 {
-                    wdl_code::WIN => Outcome::win(d_block.value(dtw, i)?),
-                    wdl_code::LOSS => Outcome::loss(d_block.value(dtw, i)?),
-                    _ => Outcome::DRAW,
+                let stored = if wdl.header().searched || dtw.header().searched {
+                    // A searched slice: its values are its moves' into the twin's files,
+                    // which the checks of the twin's positions then hold to their moves.
+                    tb.resolve(&pos, true)?
+                } else {
+                    match w_block.value(wdl, i)? as u8 {
+                        wdl_code::WIN => Outcome::win(d_block.value(dtw, i)?),
+                        wdl_code::LOSS => Outcome::loss(d_block.value(dtw, i)?),
+                        _ => Outcome::DRAW,
+                    }
                 };
                 *value = stored.code();
                 if stored.wdl != Wdl::Draw {

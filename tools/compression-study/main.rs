@@ -17,7 +17,9 @@
 //! - the coder: zstd at a level (`z12`), with a dictionary trained per variant and file
 //!   kind (`dict`, its bytes counted once), or `rle`, a byte code in Kingsrow's manner (243
 //!   codes of five values, 12 of long runs);
-//! - the block: positions a block (`64K` is 65,536).
+//! - the block: positions a block (`64K` is 65,536);
+//! - `no threats`: positions where the side not to move could capture are not read either
+//!   (a probe would answer them by a search of one ply, as Kingsrow's tables do).
 //!
 //! One line more takes the files as built and keeps, of each slice and its twin (the other
 //! side to move), only the smaller: Kingsrow's one side to move, where the other side is
@@ -43,6 +45,8 @@ struct Slice {
     dtw: Vec<u16>,
     /// Whether an index holds a position without a capture (its values are read).
     read: Vec<bool>,
+    /// Whether the side not to move could capture there.
+    threat: Vec<bool>,
     /// Bytes of the two files as built.
     file_bytes: [u64; 2],
 }
@@ -72,6 +76,9 @@ struct Way {
     rank: bool,
     coder: Coder,
     block: usize,
+    /// Positions where the side not to move could capture are not read either (a probe
+    /// answers them by a search of one ply, as Kingsrow's tables do).
+    threats: bool,
 }
 
 const fn way(name: &'static str, fill: Fill, coder: Coder, block: usize) -> Way {
@@ -82,12 +89,21 @@ const fn way(name: &'static str, fill: Fill, coder: Coder, block: usize) -> Way 
         rank: false,
         coder,
         block,
+        threats: false,
+    }
+}
+
+const fn threats(w: Way, name: &'static str) -> Way {
+    Way {
+        name,
+        threats: true,
+        ..w
     }
 }
 
 const K: usize = 1024;
 
-const WDL_WAYS: [Way; 9] = [
+const WDL_WAYS: [Way; 11] = [
     way("prev z12 64K", Fill::Previous, Coder::Zstd(12), 64 * K),
     way("major z12 64K", Fill::Majority, Coder::Zstd(12), 64 * K),
     way("run z12 64K", Fill::LongerRun, Coder::Zstd(12), 64 * K),
@@ -102,6 +118,14 @@ const WDL_WAYS: [Way; 9] = [
         64 * K,
     ),
     way("run rle 64K", Fill::LongerRun, Coder::Rle, 64 * K),
+    threats(
+        way("", Fill::LongerRun, Coder::Zstd(12), 64 * K),
+        "run z12 64K no threats",
+    ),
+    threats(
+        way("", Fill::LongerRun, Coder::Zstd(19), 64 * K),
+        "run z19 64K no threats",
+    ),
 ];
 
 const fn dtw_way(name: &'static str, half: bool, rank: bool, coder: Coder, block: usize) -> Way {
@@ -112,6 +136,7 @@ const fn dtw_way(name: &'static str, half: bool, rank: bool, coder: Coder, block
         rank,
         coder,
         block,
+        threats: false,
     }
 }
 
@@ -345,27 +370,31 @@ fn load(dir: &Path, variant: Variant, m: Material) -> Result<Slice, String> {
     };
     let wdl: Vec<u8> = values(&wdl_file)?.into_iter().map(|v| v as u8).collect();
     let dtw = values(&dtw_file)?;
-    let read = with_rules!(variant, R => read_mask::<R>(m, wdl.len()));
+    let (read, threat) = with_rules!(variant, R => read_mask::<R>(m, wdl.len()));
     Ok(Slice {
         material: m,
         wdl,
         dtw,
         read,
+        threat,
         file_bytes: [wdl_bytes, dtw_bytes],
     })
 }
 
-/// Whether each index of slice `m` holds a position without a capture.
-fn read_mask<R: Rules>(m: Material, n: usize) -> Vec<bool> {
+/// Whether each index of slice `m` holds a position without a capture, and whether the side
+/// not to move could capture there.
+fn read_mask<R: Rules>(m: Material, n: usize) -> (Vec<bool>, Vec<bool>) {
     let index = SliceIndex::<R>::new(m);
     (0..n as u64)
         .into_par_iter()
-        .map(|i| {
-            index
-                .unrank(i)
-                .is_some_and(|f| !may_capture(&f.position::<R>()))
+        .map(|i| match index.unrank(i) {
+            None => (false, false),
+            Some(f) => (
+                !may_capture(&f.position::<R>()),
+                may_capture(&f.turned::<R>().position::<R>()),
+            ),
         })
-        .collect()
+        .unzip()
 }
 
 /// Codes `slice`'s file of `kind` every way of `ways` (but those with a dictionary, whose
@@ -407,7 +436,7 @@ fn study(
 fn stored_values(slice: &Slice, way: &Way, kind: FileKind) -> (Vec<u16>, u8, u64) {
     let n = slice.wdl.len();
     let read = |i: usize| -> Option<u16> {
-        if !slice.read[i] {
+        if !slice.read[i] || (way.threats && slice.threat[i]) {
             return None;
         }
         match kind {

@@ -481,5 +481,6 @@ pub(super) fn base_header(
         unused: 0,
         rule_set: 0,
         drawn_by_rules: 0,
+        searched: false,
     }
 }

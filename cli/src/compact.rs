@@ -1,0 +1,56 @@
+//! `damka compact`: one side to move (Kingsrow's). Of each slice pair, the side with the
+//! smaller win/draw/loss file keeps its win/draw/loss and distance files; the other side's
+//! become searched files, answered by a search of one ply into its twin.
+
+use std::path::PathBuf;
+
+use damka::Variant;
+use damka::tablebase::one_side;
+
+use super::tables::{slices, tables_dir, variants};
+use super::{CliError, print_out};
+
+/// Arguments of `damka compact`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Tables directory (default: $DAMKA_TABLES, else `tables`).
+    #[arg(long)]
+    tables: Option<PathBuf>,
+    /// Only this variant's tables.
+    #[arg(long)]
+    variant: Option<Variant>,
+    /// Only slices of at least this many pieces (smaller ones are probed most and take
+    /// little room: their probes stay one lookup).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(2..))]
+    min_pieces: u32,
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    let dir = tables_dir(&args.tables);
+    if !dir.is_dir() {
+        return Err(CliError {
+            message: format!("no tables directory {}", dir.display()),
+            code: 1,
+        });
+    }
+    let (mut pairs, mut before, mut after) = (0, 0, 0);
+    for variant in variants(&dir, args.variant) {
+        let present = slices(&dir, variant)?;
+        let done = one_side(&dir, variant, &present, args.min_pieces).map_err(|e| CliError {
+            message: e.to_string(),
+            code: 1,
+        })?;
+        for d in done {
+            print_out(&format!(
+                "{variant} {} searched, {} kept: {} -> {} bytes\n",
+                d.searched, d.kept, d.bytes_before, d.bytes_after
+            ))?;
+            pairs += 1;
+            before += d.bytes_before;
+            after += d.bytes_after;
+        }
+    }
+    print_out(&format!(
+        "pairs {pairs}, win/draw/loss and distance bytes {before} -> {after}\n"
+    ))
+}

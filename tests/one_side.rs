@@ -1,0 +1,239 @@
+//! One side to move (`tablebase::one_side`, `damka compact`): tables where one slice of each
+//! pair is searched give every position the answers of the full tables, pass `verify`, and
+//! take fewer bytes; a second run changes nothing; a searched file that is not one of a
+//! pair's, or both sides searched, is an error, never a wrong value.
+
+use std::path::{Path, PathBuf};
+
+use damka::rules::{English, Rules, Russian};
+use damka::tablebase::format::{FileKind, Header};
+use damka::tablebase::{
+    Material, ProbeError, SliceCheck, SliceIndex, TableError, Tablebase, build_job, one_side, plan,
+    verify_slice,
+};
+use damka::{RuleSet, Variant};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("one-side-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+/// Builds the tables of `R` up to `pieces` pieces into `dir`; returns the slices.
+fn build<R: Rules>(dir: &Path, pieces: u32) -> Vec<Material> {
+    let tb = Tablebase::open(dir).expect("tables directory");
+    let mut slices = Vec::new();
+    for job in plan(pieces, R::MEN) {
+        build_job::<R>(
+            &job,
+            &tb,
+            RuleSet::default_for(R::VARIANT),
+            &damka::tablebase::Silent,
+        )
+        .expect("slice builds");
+        slices.extend(job.slices);
+    }
+    slices
+}
+
+/// A copy of the tables of `variant` under `from`.
+fn copy(from: &Path, name: &str, variant: Variant) -> PathBuf {
+    let dir = scratch(name);
+    std::fs::create_dir_all(dir.join(variant.name())).expect("mkdir");
+    for entry in std::fs::read_dir(from.join(variant.name())).expect("read dir") {
+        let entry = entry.expect("entry");
+        std::fs::copy(
+            entry.path(),
+            dir.join(variant.name()).join(entry.file_name()),
+        )
+        .expect("copy");
+    }
+    dir
+}
+
+/// Bytes of the win/draw/loss and distance files of `variant` under `dir`.
+fn bytes(dir: &Path, variant: Variant, slices: &[Material]) -> u64 {
+    slices
+        .iter()
+        .flat_map(|&m| {
+            [FileKind::Wdl, FileKind::Dtw].map(|k| Tablebase::path_in(dir, variant, m, k))
+        })
+        .map(|p| std::fs::metadata(p).expect("file").len())
+        .sum()
+}
+
+/// Every index of every slice: the same outcome with its distance, distance to conversion
+/// and result under the rules from both directories, through the cached path too.
+fn same_answers<R: Rules>(full: &Tablebase, searched: &Tablebase, slices: &[Material]) -> u64 {
+    let rules = RuleSet::default_for(R::VARIANT);
+    let mut positions = 0;
+    for &m in slices {
+        let index = SliceIndex::<R>::new(m);
+        for f in (0..index.size()).filter_map(|i| index.unrank(i)) {
+            let pos = f.position::<R>();
+            let expected = full.probe_dtw(&pos).expect("full tables");
+            assert_eq!(searched.probe_dtw(&pos).expect("searched tables"), expected);
+            assert_eq!(searched.resolve_cached(&pos, true), Some(expected));
+            assert_eq!(
+                searched.resolve_cached(&pos, false).map(|o| o.wdl),
+                Some(expected.wdl)
+            );
+            assert_eq!(
+                searched.probe_dtc(&pos).expect("dtc"),
+                full.probe_dtc(&pos).expect("dtc")
+            );
+            assert_eq!(
+                searched
+                    .probe_rule_result(&pos, rules)
+                    .expect("rule result"),
+                full.probe_rule_result(&pos, rules).expect("rule result")
+            );
+            positions += 1;
+        }
+    }
+    positions
+}
+
+fn check<R: Rules>(name: &str, pieces: u32, min_pieces: u32) {
+    let variant = R::VARIANT;
+    let full_dir = scratch(&format!("{name}-full"));
+    let slices = build::<R>(&full_dir, pieces);
+    let dir = copy(&full_dir, name, variant);
+    let done = one_side(&dir, variant, &slices, min_pieces).expect("one side");
+    let pairs = slices
+        .iter()
+        .filter(|m| m.pieces() >= min_pieces && !m.is_symmetric())
+        .count()
+        / 2;
+    assert_eq!(
+        done.len(),
+        pairs,
+        "every pair of {min_pieces} pieces or more"
+    );
+    for d in &done {
+        assert_eq!(d.searched.flipped(), d.kept);
+        assert!(d.bytes_after < d.bytes_before, "{d:?}");
+        let searched = Tablebase::path_in(&dir, variant, d.searched, FileKind::Wdl);
+        let kept = Tablebase::path_in(&dir, variant, d.kept, FileKind::Wdl);
+        let full = Tablebase::path_in(&full_dir, variant, d.searched, FileKind::Wdl);
+        assert!(
+            std::fs::metadata(&full).expect("file").len()
+                >= std::fs::metadata(&kept).expect("file").len(),
+            "the larger side is searched"
+        );
+        let header = std::fs::read(&searched).expect("read");
+        assert!(
+            Header::from_bytes(&searched, &header)
+                .expect("header")
+                .searched
+        );
+    }
+    let (before, after) = (
+        bytes(&full_dir, variant, &slices),
+        bytes(&dir, variant, &slices),
+    );
+    assert!(
+        after * 10 < before * 6,
+        "{name}: {before} -> {after} bytes of win/draw/loss and distance files"
+    );
+    assert!(
+        one_side(&dir, variant, &slices, min_pieces)
+            .expect("again")
+            .is_empty(),
+        "a second run changes nothing"
+    );
+    let full = Tablebase::open(&full_dir).expect("full");
+    let searched = Tablebase::open(&dir).expect("searched");
+    let positions = same_answers::<R>(&full, &searched, &slices);
+    assert!(positions > 1_000_000, "{positions} positions compared");
+    let verify = Tablebase::open(&dir).expect("searched");
+    for &m in &slices {
+        assert_eq!(
+            verify_slice::<R>(&verify, m).expect("verify"),
+            SliceCheck::Ok,
+            "{m}"
+        );
+    }
+}
+
+#[test]
+fn english_searched_slices_answer_as_the_full_tables() {
+    check::<English>("english", 4, 3);
+}
+
+#[test]
+fn russian_searched_slices_answer_as_the_full_tables() {
+    check::<Russian>("russian", 4, 3);
+}
+
+#[test]
+fn both_sides_searched_is_an_error_not_a_wrong_value() {
+    let full_dir = scratch("both-full");
+    let slices = build::<English>(&full_dir, 3);
+    let dir = copy(&full_dir, "both", Variant::English);
+    one_side(&dir, Variant::English, &slices, 3).expect("one side");
+    let (kept, searched): (Material, Material) = ("2001".parse().unwrap(), "0120".parse().unwrap());
+    let kept = if Header::from_bytes(
+        Path::new("wdl"),
+        &std::fs::read(Tablebase::path_in(
+            &dir,
+            Variant::English,
+            kept,
+            FileKind::Wdl,
+        ))
+        .expect("read"),
+    )
+    .expect("header")
+    .searched
+    {
+        searched
+    } else {
+        kept
+    };
+    // Make the kept side searched too, by hand.
+    let path = Tablebase::path_in(&dir, Variant::English, kept, FileKind::Wdl);
+    let mut header = Header::from_bytes(&path, &std::fs::read(&path).expect("read")).expect("h");
+    header.searched = true;
+    std::fs::write(&path, damka::tablebase::format::assemble(header, &[])).expect("write");
+    let err = one_side(&dir, Variant::English, &slices, 3).expect_err("both searched");
+    assert!(
+        matches!(&err, TableError::Mismatch(_, what) if what.contains("nothing holds values")),
+        "{err}"
+    );
+    // A probe of the pair says so, and never searches back and forth.
+    let tb = Tablebase::open(&dir).expect("open");
+    let index = SliceIndex::<English>::new(kept);
+    let pos = (0..index.size())
+        .filter_map(|i| index.unrank(i))
+        .map(|f| f.position::<English>())
+        .find(|p| !damka::rules::may_capture(p))
+        .expect("a quiet position");
+    let err = tb.probe_dtw(&pos).expect_err("both sides searched");
+    assert!(
+        matches!(&err, ProbeError::Table(TableError::Mismatch(_, what))
+            if what.contains("nothing holds the values")),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_searched_file_with_blocks_is_refused() {
+    let full_dir = scratch("blocks-full");
+    let slices = build::<English>(&full_dir, 2);
+    let m = slices[0];
+    let path = Tablebase::path_in(&full_dir, Variant::English, m, FileKind::Wdl);
+    let mut bytes = std::fs::read(&path).expect("read");
+    let mut header = Header::from_bytes(&path, &bytes).expect("header");
+    header.searched = true;
+    bytes[..damka::tablebase::format::HEADER_SIZE].copy_from_slice(&header.to_bytes());
+    std::fs::write(&path, bytes).expect("write");
+    let tb = Tablebase::open(&full_dir).expect("open");
+    let err = tb
+        .table(Variant::English, m, FileKind::Wdl)
+        .expect_err("refused");
+    assert!(
+        err.to_string().contains("but a searched file holds none"),
+        "{err}"
+    );
+}
