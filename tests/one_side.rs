@@ -1,15 +1,16 @@
-//! One side to move (`tablebase::one_side`, `damka compact`): tables where one slice of each
-//! pair is searched give every position the answers of the full tables, pass `verify`, and
-//! take fewer bytes; a second run changes nothing; a searched file that is not one of a
-//! pair's, or both sides searched, is an error, never a wrong value.
+//! One side to move and forced exchanges unread (`tablebase::one_side`, `forced_unread`,
+//! `damka compact`): tables where one slice of each pair is searched and the others leave
+//! their forced exchanges unread give every position the answers of the full tables, pass
+//! `verify`, and take fewer bytes; a second run changes nothing; a searched file with
+//! blocks, or both sides searched, is an error, never a wrong value.
 
 use std::path::{Path, PathBuf};
 
 use damka::rules::{English, Rules, Russian};
 use damka::tablebase::format::{FileKind, Header};
 use damka::tablebase::{
-    Material, ProbeError, SliceCheck, SliceIndex, TableError, Tablebase, build_job, one_side, plan,
-    verify_slice,
+    Material, ProbeError, SliceCheck, SliceIndex, TableError, Tablebase, build_job,
+    forced_exchange, forced_unread, one_side, plan, verify_slice,
 };
 use damka::{RuleSet, Variant};
 
@@ -129,6 +130,19 @@ fn check<R: Rules>(name: &str, pieces: u32, min_pieces: u32) {
                 .searched
         );
     }
+    let reencoded = forced_unread(&dir, variant, &slices, min_pieces).expect("forced unread");
+    let holding = slices.iter().filter(|m| m.pieces() >= min_pieces).count() - pairs;
+    assert_eq!(reencoded.len(), holding, "every slice that holds values");
+    for r in &reencoded {
+        let index = SliceIndex::<R>::new(r.material);
+        let forced = (0..index.size())
+            .filter_map(|i| index.unrank(i))
+            .map(|f| f.position::<R>())
+            .filter(|p| !damka::rules::may_capture(p) && forced_exchange(p))
+            .count() as u64;
+        assert_eq!(r.forced, forced, "{}", r.material);
+    }
+    assert!(reencoded.iter().map(|r| r.forced).sum::<u64>() > 10_000);
     let (before, after) = (
         bytes(&full_dir, variant, &slices),
         bytes(&dir, variant, &slices),
@@ -140,7 +154,10 @@ fn check<R: Rules>(name: &str, pieces: u32, min_pieces: u32) {
     assert!(
         one_side(&dir, variant, &slices, min_pieces)
             .expect("again")
-            .is_empty(),
+            .is_empty()
+            && forced_unread(&dir, variant, &slices, min_pieces)
+                .expect("again")
+                .is_empty(),
         "a second run changes nothing"
     );
     let full = Tablebase::open(&full_dir).expect("full");

@@ -1,11 +1,13 @@
 //! `damka compact`: one side to move (Kingsrow's). Of each slice pair, the side with the
 //! smaller win/draw/loss file keeps its win/draw/loss and distance files; the other side's
-//! become searched files, answered by a search of one ply into its twin.
+//! become searched files, answered by a search of one ply into its twin. Then the files
+//! that hold values leave their forced exchanges unread (answered by a search of one ply
+//! that ends in capture searches).
 
 use std::path::PathBuf;
 
 use damka::Variant;
-use damka::tablebase::one_side;
+use damka::tablebase::{forced_unread, one_side};
 
 use super::tables::{slices, tables_dir, variants};
 use super::{CliError, print_out};
@@ -33,7 +35,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             code: 1,
         });
     }
-    let (mut pairs, mut before, mut after) = (0, 0, 0);
+    let (mut pairs, mut reencoded, mut before, mut after) = (0, 0, 0, 0);
     for variant in variants(&dir, args.variant) {
         let present = slices(&dir, variant)?;
         let done = one_side(&dir, variant, &present, args.min_pieces).map_err(|e| CliError {
@@ -49,8 +51,23 @@ pub fn run(args: Args) -> Result<(), CliError> {
             before += d.bytes_before;
             after += d.bytes_after;
         }
+        let done =
+            forced_unread(&dir, variant, &present, args.min_pieces).map_err(|e| CliError {
+                message: e.to_string(),
+                code: 1,
+            })?;
+        for d in done {
+            print_out(&format!(
+                "{variant} {}: {} forced exchanges unread: {} -> {} bytes\n",
+                d.material, d.forced, d.bytes_before, d.bytes_after
+            ))?;
+            reencoded += 1;
+            before += d.bytes_before;
+            after += d.bytes_after;
+        }
     }
     print_out(&format!(
-        "pairs {pairs}, win/draw/loss and distance bytes {before} -> {after}\n"
+        "pairs {pairs}, slices re-encoded {reencoded}, win/draw/loss and distance bytes \
+         changed {before} -> {after}\n"
     ))
 }

@@ -105,6 +105,11 @@ pub struct Header {
     /// search of one ply into its twin (the same material, the other side to move), whose
     /// files hold them. Only win/draw/loss and distance files; the counts are the slice's.
     pub searched: bool,
+    /// The file's forced exchanges hold no value (a meaningless one): positions where the
+    /// side not to move could capture now and after every move that does not crown
+    /// ([`super::one_side::forced_exchange`]), which a probe answers by a search of one ply
+    /// (ending in capture searches). Only win/draw/loss and distance files that hold values.
+    pub forced_searched: bool,
 }
 
 /// Why a table file cannot be used. Every variant names the file.
@@ -193,6 +198,7 @@ impl Header {
         b[72] = self.rule_set;
         b[73..81].copy_from_slice(&self.drawn_by_rules.to_le_bytes());
         b[81] = u8::from(self.searched);
+        b[82] = u8::from(self.forced_searched);
         let crc = crc32fast::hash(&b[..HEADER_CRC_AT]);
         b[HEADER_CRC_AT..].copy_from_slice(&crc.to_le_bytes());
         b
@@ -253,6 +259,15 @@ impl Header {
                 0 => false,
                 1 => true,
                 _ => return Err(bad("byte 81 (searched) is neither 0 nor 1")),
+            },
+            forced_searched: match b[82] {
+                0 => false,
+                1 => true,
+                _ => {
+                    return Err(bad(
+                        "byte 82 (forced exchanges searched) is neither 0 nor 1",
+                    ));
+                }
             },
         };
         Ok(header)
@@ -331,6 +346,14 @@ impl Header {
             return Err(bad(
                 "searched (byte 81)",
                 format!("set in a {kind:?} file (only win/draw/loss and distance files)"),
+            ));
+        }
+        if self.forced_searched && (self.searched || !matches!(kind, FileKind::Wdl | FileKind::Dtw))
+        {
+            return Err(bad(
+                "forced exchanges searched (byte 82)",
+                "set in a file that holds no values or is not a win/draw/loss or distance file"
+                    .into(),
             ));
         }
         let blocks = if self.searched {

@@ -3,7 +3,11 @@
 //! distance files; the other's become searched files ([`Header::searched`]: a header and no
 //! values), and a probe answers its positions by a search of one ply into the twin. Its
 //! distance-to-conversion and rules files stay. Win/draw/loss files take about half the
-//! bytes (benches/README.md, "Compression study").
+//! bytes (benches/README.md, "Compression study"). Then [`forced_unread`] re-encodes the
+//! files that hold values without their forced exchanges ([`forced_exchange`]), which a
+//! probe answers by a search of one ply ending in capture searches (Kingsrow leaves every
+//! position with a capture threat to the engine's search; these are the ones a search of
+//! one ply settles without coming back to the slice pair).
 //!
 //! Safe to run again (pairs done are skipped) and to stop at any point: each file is
 //! written to a temporary name and renamed into place.
@@ -17,6 +21,25 @@ use super::material::Material;
 use super::probe::Tablebase;
 use super::table::TableFile;
 use crate::Variant;
+use crate::rules::{MoveList, Position, Rules, generate, may_capture};
+use crate::with_rules;
+
+/// Whether `pos` (whose side to move has no capture) is a forced exchange: the side not to
+/// move could capture now, and still could after every move that does not crown. Its
+/// value is the best over its moves, each ending in a capture search or a crowning (into
+/// another slice), so that a probe finds it in a search that never comes back to the slice
+/// pair: files may leave such positions unread ([`Header::forced_searched`]).
+pub fn forced_exchange<R: Rules>(pos: &Position<R>) -> bool {
+    let threat = may_capture(&pos.with_side_to_move(pos.side_to_move().opponent()));
+    threat && {
+        let mut moves = MoveList::new();
+        generate(pos, &mut moves);
+        moves
+            .as_slice()
+            .iter()
+            .all(|mv| mv.is_promotion() || may_capture(&pos.play(mv)))
+    }
+}
 
 /// The files one side to move kept of a slice pair.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,26 +127,140 @@ fn file_bytes(table: &TableFile) -> Result<u64, TableError> {
 }
 
 /// Replaces `table`'s file by a searched file with its header: the same slice, kind and
-/// counts, no values. Written to a temporary name, synced, then renamed over the file (and
-/// the directory synced).
+/// counts, no values.
 fn write_searched(table: &TableFile) -> Result<(), TableError> {
-    let path = table.path();
-    let io = |e: std::io::Error| TableError::Io(path.to_path_buf(), e);
     let header = Header {
         searched: true,
         ..table.header().clone()
     };
-    let bytes = assemble(header, &[]);
+    write_file(table.path(), &assemble(header, &[]))
+}
+
+/// Writes `bytes` to a temporary name beside `path`, syncs it, renames it over `path` and
+/// syncs the directory.
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), TableError> {
+    let io = |e: std::io::Error| TableError::Io(path.to_path_buf(), e);
     let tmp = path.with_extension(format!(
         "{}.tmp",
         path.extension().and_then(|x| x.to_str()).unwrap_or("table")
     ));
     let mut file = fs::File::create(&tmp).map_err(io)?;
-    file.write_all(&bytes).map_err(io)?;
+    file.write_all(bytes).map_err(io)?;
     file.sync_all().map_err(io)?;
     fs::rename(&tmp, path).map_err(io)?;
     match path.parent() {
         Some(dir) => fs::File::open(dir).and_then(|d| d.sync_all()).map_err(io),
         None => Ok(()),
     }
+}
+
+/// What [`forced_unread`] did to a slice's win/draw/loss and distance files.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ForcedUnread {
+    /// The slice.
+    pub material: Material,
+    /// Its forced exchanges ([`forced_exchange`]), whose values the files no longer hold.
+    pub forced: u64,
+    /// Bytes of the two files before.
+    pub bytes_before: u64,
+    /// And after.
+    pub bytes_after: u64,
+}
+
+/// zstd level of the re-encoded win/draw/loss blocks: as fast to decode as the generator's
+/// level 12, 9 % smaller (benches/README.md, "Compression study").
+const WDL_LEVEL: i32 = 19;
+/// zstd level of the re-encoded distance blocks (the generator's).
+const DTW_LEVEL: i32 = 6;
+
+/// Re-encodes the win/draw/loss and distance files of every slice among `materials` (the
+/// slices of `variant` under `dir`) with at least `min_pieces` pieces that hold values and
+/// do not leave forced exchanges unread yet, leaving them unread: a meaningless value, the
+/// one before it in its block, as for capture positions; the header says so
+/// ([`Header::forced_searched`]). Returns what it did to each slice.
+pub fn forced_unread(
+    dir: &Path,
+    variant: Variant,
+    materials: &[Material],
+    min_pieces: u32,
+) -> Result<Vec<ForcedUnread>, TableError> {
+    let mut done = Vec::new();
+    for &m in materials.iter().filter(|m| m.pieces() >= min_pieces) {
+        let mut report = ForcedUnread {
+            material: m,
+            forced: 0,
+            bytes_before: 0,
+            bytes_after: 0,
+        };
+        for (kind, level) in [(FileKind::Wdl, WDL_LEVEL), (FileKind::Dtw, DTW_LEVEL)] {
+            let path = Tablebase::path_in(dir, variant, m, kind);
+            let table = TableFile::open(&path, kind, variant, m, 0)?;
+            let h = table.header();
+            if h.searched || h.forced_searched {
+                continue;
+            }
+            report.bytes_before += file_bytes(&table)?;
+            let (blocks, forced) = with_rules!(variant, R => reencode::<R>(&table, level))?;
+            report.forced = forced;
+            let header = Header {
+                forced_searched: true,
+                ..h.clone()
+            };
+            write_file(&path, &assemble(header, &blocks))?;
+            report.bytes_after += fs::metadata(&path)
+                .map_err(|e| TableError::Io(path.clone(), e))?
+                .len();
+        }
+        if report.bytes_before > 0 {
+            done.push(report);
+        }
+    }
+    Ok(done)
+}
+
+/// `table`'s blocks with its forced exchanges (and, as before, its capture positions and
+/// indices without a position) filled with the value before them, compressed at `level`;
+/// and the number of forced exchanges.
+fn reencode<R: Rules>(table: &TableFile, level: i32) -> Result<(Vec<Vec<u8>>, u64), TableError> {
+    use rayon::prelude::*;
+    let h = table.header();
+    let index = super::index::SliceIndex::<R>::new(h.material);
+    let coded: Vec<(Vec<u8>, u64)> = (0..h.blocks)
+        .into_par_iter()
+        .map(|b| {
+            let data = table.decode_block(b)?;
+            let first = b as u64 * h.block_positions as u64;
+            let mut forced = 0;
+            let read: Vec<Option<u16>> = (0..h.positions_in_block(b))
+                .map(|j| {
+                    let pos = index.unrank(first + j)?.position::<R>();
+                    if may_capture(&pos) {
+                        return None;
+                    }
+                    if forced_exchange(&pos) {
+                        forced += 1;
+                        return None;
+                    }
+                    Some(super::format::unpack(&data, h.value_bits, j as usize))
+                })
+                .collect();
+            // Unread values repeat the last one read (the first read, at the block's start).
+            let mut fill = read.iter().flatten().copied().next().unwrap_or(0);
+            let values: Vec<u16> = read
+                .iter()
+                .map(|v| {
+                    if let Some(v) = v {
+                        fill = *v;
+                    }
+                    fill
+                })
+                .collect();
+            let raw = super::format::pack(&values, h.value_bits);
+            let coded = zstd::bulk::compress(&raw, level)
+                .map_err(|e| TableError::Io(table.path().to_path_buf(), e))?;
+            Ok((coded, forced))
+        })
+        .collect::<Result<_, TableError>>()?;
+    let forced = coded.iter().map(|(_, n)| n).sum();
+    Ok((coded.into_iter().map(|(c, _)| c).collect(), forced))
 }

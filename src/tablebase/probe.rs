@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use super::format::{FileKind, TableError};
 use super::index::{MoverFrame, SliceIndex};
 use super::material::Material;
+use super::one_side::forced_exchange;
 use super::outcome::{Outcome, Wdl};
 use super::rule_result::{Moves, RuleCategory, RuleResult};
 use super::table::{Access, BlockCache, TableFile};
@@ -250,27 +251,26 @@ impl Tablebase {
         kind: FileKind,
         index: u64,
     ) -> Result<u16, TableError> {
-        self.value_or_searched(variant, material, kind, index)?
-            .ok_or_else(|| {
-                let path = Tablebase::path_in(&self.dir, variant, material, kind);
-                TableError::Mismatch(path, "holds no values (a searched file)".into())
-            })
+        match self.lookup(variant, material, kind, index)? {
+            Lookup::Value(v) => Ok(v),
+            Lookup::UnlessForced(_) | Lookup::Searched => Err(TableError::Mismatch(
+                Tablebase::path_in(&self.dir, variant, material, kind),
+                "holds no values for some positions (a compacted file)".into(),
+            )),
+        }
     }
 
-    /// A stored value as [`Tablebase::value`] reads it, or `None` when the table is a
-    /// searched one ([`super::format::Header::searched`]).
+    /// A value as [`Tablebase::value`] reads it, with what the file says of it
+    /// ([`Lookup`]).
     #[inline]
-    fn value_or_searched(
+    fn lookup(
         &self,
         variant: Variant,
         material: Material,
         kind: FileKind,
         index: u64,
-    ) -> Result<Option<u16>, TableError> {
-        let read = |table: &TableFile| match table.header().searched {
-            true => Ok(None),
-            false => table.value(index, &self.cache).map(Some),
-        };
+    ) -> Result<Lookup, TableError> {
+        let read = |table: &TableFile| Lookup::read(table, || table.value(index, &self.cache));
         match self.open_table(variant, material, kind) {
             Some(table) => read(table),
             None => read(&*self.table(variant, material, kind)?),
@@ -539,7 +539,7 @@ impl Tablebase {
                 frame,
                 dtw,
                 |why| ProbeError::NotCovered(why.into()),
-                |material, kind, i| Ok(self.value_or_searched(R::VARIANT, material, kind, i)?),
+                |material, kind, i| Ok(self.lookup(R::VARIANT, material, kind, i)?),
             )
         })
     }
@@ -550,10 +550,7 @@ impl Tablebase {
     pub fn resolve_cached<R: Rules>(&self, pos: &Position<R>, dtw: bool) -> Option<Outcome> {
         let cached = |material, kind, i| {
             let table = self.open_table(R::VARIANT, material, kind).ok_or(())?;
-            match table.header().searched {
-                true => Ok(None),
-                false => table.cached_value(i, &self.cache).map(Some).ok_or(()),
-            }
+            Lookup::read(table, || table.cached_value(i, &self.cache).ok_or(()))
         };
         resolve_by(pos, dtw, &|frame| {
             self.stored::<R, _>(frame, dtw, |_| (), cached)
@@ -586,16 +583,16 @@ impl Tablebase {
         Some((result, left))
     }
 
-    /// The stored outcome of a position with no capture, its values read by `value` (from
-    /// the tables of a material, of a kind, at an index; `None` from a searched table),
-    /// `None` when a table it needs is a searched one; `not_covered` makes the error for a
-    /// position the tables cannot hold.
+    /// The stored outcome of a position with no capture, its values looked up by `value`
+    /// (from the tables of a material, of a kind, at an index), `None` when a table it needs
+    /// holds none for it (a searched slice, a forced exchange): the moves say;
+    /// `not_covered` makes the error for a position the tables cannot hold.
     fn stored<R: Rules, E>(
         &self,
         frame: &MoverFrame,
         dtw: bool,
         not_covered: impl Fn(&str) -> E,
-        value: impl Fn(Material, FileKind, u64) -> Result<Option<u16>, E>,
+        value: impl Fn(Material, FileKind, u64) -> Result<Lookup, E>,
     ) -> Result<Option<Outcome>, E> {
         if frame.mover == 0 {
             return Ok(Some(Outcome::loss(0)));
@@ -604,12 +601,21 @@ impl Tablebase {
             return Err(not_covered("the side not to move has no pieces"));
         }
         let (material, i) = slice_index::<R>(frame).ok_or_else(|| not_covered(MAN_OFF_DOMAIN))?;
-        let Some(code) = value(material, FileKind::Wdl, i)? else {
+        let forced = std::cell::OnceCell::new();
+        let held = |lookup: Lookup| match lookup {
+            Lookup::Value(v) => Some(v),
+            Lookup::UnlessForced(v) => {
+                let forced = *forced.get_or_init(|| forced_exchange(&frame.position::<R>()));
+                (!forced).then_some(v)
+            }
+            Lookup::Searched => None,
+        };
+        let Some(code) = held(value(material, FileKind::Wdl, i)?) else {
             return Ok(None);
         };
         let wdl = Wdl::of_code(code);
         let distance = if dtw && wdl != Wdl::Draw {
-            match value(material, FileKind::Dtw, i)? {
+            match held(value(material, FileKind::Dtw, i)?) {
                 Some(d) => d,
                 None => return Ok(None),
             }
@@ -617,6 +623,32 @@ impl Tablebase {
             0
         };
         Ok(Some(Outcome { wdl, dtw: distance }))
+    }
+}
+
+/// A value looked up in a table file, with what the file says of it.
+enum Lookup {
+    /// The position's value.
+    Value(u16),
+    /// Its value unless it is a forced exchange, which the file does not hold
+    /// ([`super::format::Header::forced_searched`]).
+    UnlessForced(u16),
+    /// The file holds no values (a searched slice).
+    Searched,
+}
+
+impl Lookup {
+    /// What `table` holds at an index whose value `read` reads.
+    #[inline(always)]
+    fn read<E>(table: &TableFile, read: impl FnOnce() -> Result<u16, E>) -> Result<Lookup, E> {
+        let h = table.header();
+        Ok(if h.searched {
+            Lookup::Searched
+        } else if h.forced_searched {
+            Lookup::UnlessForced(read()?)
+        } else {
+            Lookup::Value(read()?)
+        })
     }
 }
 

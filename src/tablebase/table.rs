@@ -556,6 +556,7 @@ mod tests {
             rule_set: 0,
             drawn_by_rules: 0,
             searched: false,
+            forced_searched: false,
         }
     }
 

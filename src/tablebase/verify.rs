@@ -27,6 +27,7 @@ use super::generate::derivable;
 use super::index::{KingArrangements, MoverFrame, SliceIndex};
 use super::levels::{Above, Level, Member, Placements};
 use super::material::{Material, SliceJob};
+use super::one_side::forced_exchange;
 use super::outcome::{Outcome, Wdl};
 use super::probe::{ProbeError, Tablebase};
 use super::rule_result::{Moves, RuleCategory, RuleResult};
@@ -330,9 +331,12 @@ fn read_level<R: Rules>(
                 }
                 let [wdl, dtw, dtc_file] = &files[s];
                 let [w_block, d_block, c_block] = &mut blocks[s];
-                let stored = if wdl.header().searched || dtw.header().searched {
-                    // A searched slice: its values are its moves' into the twin's files,
-                    // which the checks of the twin's positions then hold to their moves.
+                let (w, d) = (wdl.header(), dtw.header());
+                let searched = w.searched || d.searched;
+                let forced = (w.forced_searched || d.forced_searched) && forced_exchange(&pos);
+                let stored = if searched || forced {
+                    // A searched slice or a forced exchange: its value is its moves', into
+                    // files whose values the checks of their own positions hold to theirs.
                     tb.resolve(&pos, true)?
                 } else {
                     match w_block.value(wdl, i)? as u8 {

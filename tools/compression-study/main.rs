@@ -19,7 +19,8 @@
 //!   codes of five values, 12 of long runs);
 //! - the block: positions a block (`64K` is 65,536);
 //! - `no threats`: positions where the side not to move could capture are not read either
-//!   (a probe would answer them by a search of one ply, as Kingsrow's tables do).
+//!   (a probe would answer them by a search of one ply, as Kingsrow's tables do); `no
+//!   forced`: only those where it still could after every move that does not crown.
 //!
 //! One line more takes the files as built and keeps, of each slice and its twin (the other
 //! side to move), only the smaller: Kingsrow's one side to move, where the other side is
@@ -29,7 +30,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use damka::rules::{Rules, may_capture};
+use damka::rules::{MoveList, Rules, generate, may_capture};
 use damka::tablebase::format::{FileKind, pack, unpack, wdl_code};
 use damka::tablebase::table::TableFile;
 use damka::tablebase::{Material, SliceIndex};
@@ -47,6 +48,8 @@ struct Slice {
     read: Vec<bool>,
     /// Whether the side not to move could capture there.
     threat: Vec<bool>,
+    /// Whether it could, and still could after every move that does not crown.
+    forced: Vec<bool>,
     /// Bytes of the two files as built.
     file_bytes: [u64; 2],
 }
@@ -77,8 +80,10 @@ struct Way {
     coder: Coder,
     block: usize,
     /// Positions where the side not to move could capture are not read either (a probe
-    /// answers them by a search of one ply, as Kingsrow's tables do).
-    threats: bool,
+    /// answers them by a search of one ply, as Kingsrow's tables do): `Some(false)` all of
+    /// them, `Some(true)` those where every move leaves the other side a capture or crowns
+    /// (so that the search ends in capture searches, never in the twin slice).
+    threats: Option<bool>,
 }
 
 const fn way(name: &'static str, fill: Fill, coder: Coder, block: usize) -> Way {
@@ -89,21 +94,21 @@ const fn way(name: &'static str, fill: Fill, coder: Coder, block: usize) -> Way 
         rank: false,
         coder,
         block,
-        threats: false,
+        threats: None,
     }
 }
 
-const fn threats(w: Way, name: &'static str) -> Way {
+const fn threats(w: Way, name: &'static str, forced: bool) -> Way {
     Way {
         name,
-        threats: true,
+        threats: Some(forced),
         ..w
     }
 }
 
 const K: usize = 1024;
 
-const WDL_WAYS: [Way; 11] = [
+const WDL_WAYS: [Way; 12] = [
     way("prev z12 64K", Fill::Previous, Coder::Zstd(12), 64 * K),
     way("major z12 64K", Fill::Majority, Coder::Zstd(12), 64 * K),
     way("run z12 64K", Fill::LongerRun, Coder::Zstd(12), 64 * K),
@@ -121,10 +126,17 @@ const WDL_WAYS: [Way; 11] = [
     threats(
         way("", Fill::LongerRun, Coder::Zstd(12), 64 * K),
         "run z12 64K no threats",
+        false,
     ),
     threats(
         way("", Fill::LongerRun, Coder::Zstd(19), 64 * K),
         "run z19 64K no threats",
+        false,
+    ),
+    threats(
+        way("", Fill::LongerRun, Coder::Zstd(19), 64 * K),
+        "run z19 64K no forced",
+        true,
     ),
 ];
 
@@ -136,7 +148,7 @@ const fn dtw_way(name: &'static str, half: bool, rank: bool, coder: Coder, block
         rank,
         coder,
         block,
-        threats: false,
+        threats: None,
     }
 }
 
@@ -370,29 +382,41 @@ fn load(dir: &Path, variant: Variant, m: Material) -> Result<Slice, String> {
     };
     let wdl: Vec<u8> = values(&wdl_file)?.into_iter().map(|v| v as u8).collect();
     let dtw = values(&dtw_file)?;
-    let (read, threat) = with_rules!(variant, R => read_mask::<R>(m, wdl.len()));
+    let (read, (threat, forced)) = with_rules!(variant, R => read_mask::<R>(m, wdl.len()));
     Ok(Slice {
         material: m,
         wdl,
         dtw,
         read,
         threat,
+        forced,
         file_bytes: [wdl_bytes, dtw_bytes],
     })
 }
 
-/// Whether each index of slice `m` holds a position without a capture, and whether the side
-/// not to move could capture there.
-fn read_mask<R: Rules>(m: Material, n: usize) -> (Vec<bool>, Vec<bool>) {
+/// Whether each index of slice `m` holds a position without a capture; whether the side not
+/// to move could capture there; and whether it could after every move that does not crown.
+#[allow(clippy::type_complexity)]
+fn read_mask<R: Rules>(m: Material, n: usize) -> (Vec<bool>, (Vec<bool>, Vec<bool>)) {
     let index = SliceIndex::<R>::new(m);
     (0..n as u64)
         .into_par_iter()
         .map(|i| match index.unrank(i) {
-            None => (false, false),
-            Some(f) => (
-                !may_capture(&f.position::<R>()),
-                may_capture(&f.turned::<R>().position::<R>()),
-            ),
+            None => (false, (false, false)),
+            Some(f) => {
+                let pos = f.position::<R>();
+                let quiet = !may_capture(&pos);
+                let threat = may_capture(&f.turned::<R>().position::<R>());
+                let forced = quiet && threat && {
+                    let mut moves = MoveList::new();
+                    generate(&pos, &mut moves);
+                    moves
+                        .as_slice()
+                        .iter()
+                        .all(|mv| mv.is_promotion() || may_capture(&pos.play(mv)))
+                };
+                (quiet, (threat, forced))
+            }
         })
         .unzip()
 }
@@ -436,7 +460,12 @@ fn study(
 fn stored_values(slice: &Slice, way: &Way, kind: FileKind) -> (Vec<u16>, u8, u64) {
     let n = slice.wdl.len();
     let read = |i: usize| -> Option<u16> {
-        if !slice.read[i] || (way.threats && slice.threat[i]) {
+        let unread = match way.threats {
+            None => false,
+            Some(false) => slice.threat[i],
+            Some(true) => slice.forced[i],
+        };
+        if !slice.read[i] || unread {
             return None;
         }
         match kind {

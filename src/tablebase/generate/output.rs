@@ -482,5 +482,6 @@ pub(super) fn base_header(
         rule_set: 0,
         drawn_by_rules: 0,
         searched: false,
+        forced_searched: false,
     }
 }
