@@ -131,6 +131,7 @@ fn file_bytes(table: &TableFile) -> Result<u64, TableError> {
 fn write_searched(table: &TableFile) -> Result<(), TableError> {
     let header = Header {
         searched: true,
+        forced_searched: false,
         ..table.header().clone()
     };
     write_file(table.path(), &assemble(header, &[]))
