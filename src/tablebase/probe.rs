@@ -664,7 +664,7 @@ fn slice_index<R: Rules>(frame: &MoverFrame) -> Option<(Material, u64)> {
 
 /// The outcome of `pos` with its captures played out (each side takes its best), down to
 /// positions without a capture, whose outcome `stored` gives; where `stored` says `None`
-/// (the slice is a searched one, its twin holds the values), the best over the moves.
+/// (a searched slice, a forced exchange), the best over the moves.
 fn resolve_by<R: Rules, E>(
     pos: &Position<R>,
     dtw: bool,
@@ -674,7 +674,7 @@ fn resolve_by<R: Rules, E>(
         let mut list = Captures::default();
         captures(pos, &mut list);
         if !list.as_slice().is_empty() {
-            return best_after(pos, list.as_slice(), dtw, stored);
+            return best_after(pos, list.as_slice(), dtw, false, stored);
         }
     }
     if let Some(outcome) = stored(&MoverFrame::of(pos))? {
@@ -682,16 +682,19 @@ fn resolve_by<R: Rules, E>(
     }
     let mut moves = MoveList::new();
     generate(pos, &mut moves);
-    best_after(pos, moves.as_slice(), dtw, stored)
+    best_after(pos, moves.as_slice(), dtw, true, stored)
 }
 
 /// The best outcome of `pos` over `moves` (a loss without one), each resolved by
-/// [`resolve_by`]. The moves after one that wins are not looked at when distances are not
-/// asked for (nor after a win in one ply).
+/// [`resolve_by`]. With `stop_at_win`, the moves after one that wins are not looked at when
+/// distances are not asked for (nor after a win in one ply): for the moves of a slice the
+/// tables hold, whose successors' tables are there. A capture's may not be (a position of
+/// more pieces is answered only when all its captures lead into the tables).
 fn best_after<R: Rules, E>(
     pos: &Position<R>,
     moves: &[Move],
     dtw: bool,
+    stop_at_win: bool,
     stored: &impl Fn(&MoverFrame) -> Result<Option<Outcome>, E>,
 ) -> Result<Outcome, E> {
     let mut best: Option<Outcome> = None;
@@ -702,7 +705,7 @@ fn best_after<R: Rules, E>(
         } else {
             Outcome { wdl: o.wdl, dtw: 0 }
         };
-        if o.wdl == Wdl::Win && (!dtw || o.dtw == 1) {
+        if stop_at_win && o.wdl == Wdl::Win && (!dtw || o.dtw == 1) {
             return Ok(o);
         }
         best = Some(best.map_or(o, |b| b.max(o)));
