@@ -936,3 +936,66 @@ fn killed_build_restarts_and_verifies() {
     );
     assert!(String::from_utf8_lossy(&verify.stdout).contains("slices 41, bad 0, missing 0"));
 }
+
+/// `damka compact --min-pieces 3` on English up to 4 pieces: a line per pair and per slice
+/// re-encoded and a total, every answer of `damka probe` as before, `verify` passes, a
+/// second run changes nothing.
+#[test]
+fn compact_keeps_every_answer() {
+    let damka = Path::new(env!("CARGO_BIN_EXE_damka"));
+    let dir = scratch("compact");
+    let full = tables(Variant::English).dir().join("english");
+    std::fs::create_dir_all(dir.join("english")).expect("mkdir");
+    for entry in std::fs::read_dir(&full).expect("tables") {
+        let entry = entry.expect("entry");
+        std::fs::copy(entry.path(), dir.join("english").join(entry.file_name())).expect("copy");
+    }
+    let run = |args: &[&str]| {
+        let out = Command::new(damka)
+            .args(args)
+            .arg("--tables")
+            .arg(&dir)
+            .output()
+            .expect("damka runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("text")
+    };
+    let out = run(&["compact", "--min-pieces", "3"]);
+    assert!(
+        out.contains("english 2110 searched, 1021 kept: ")
+            || out.contains("english 1021 searched, 2110 kept: "),
+        "{out}"
+    );
+    assert!(out.contains(" forced exchanges unread: "), "{out}");
+    let total = out.lines().last().expect("a total");
+    assert!(
+        total.starts_with("pairs 17, slices re-encoded 20, "),
+        "{total}"
+    );
+    let again = run(&["compact", "--min-pieces", "3"]);
+    assert!(
+        again.starts_with("pairs 0, slices re-encoded 0, "),
+        "{again}"
+    );
+    assert!(run(&["verify"]).ends_with("slices 41, bad 0, missing 0\n"));
+    for fen in ["W:WK19,K23:BK28,12", "B:W21,K1:B9,K30", "W:W24:B12,16,K31"] {
+        let probe = |dir: &Path| {
+            let out = Command::new(damka)
+                .args(["probe", "--variant", "english", "--fen", fen, "--tables"])
+                .arg(dir)
+                .output()
+                .expect("damka probe runs");
+            assert!(
+                out.status.success(),
+                "{fen}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            out.stdout
+        };
+        assert_eq!(probe(&dir), probe(tables(Variant::English).dir()), "{fen}");
+    }
+}

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use damka::Variant;
-use damka::tablebase::{forced_unread, one_side};
+use damka::tablebase::{TableError, forced_unread, one_side};
 
 use super::tables::{slices, tables_dir, variants};
 use super::{CliError, print_out};
@@ -35,35 +35,32 @@ pub fn run(args: Args) -> Result<(), CliError> {
             code: 1,
         });
     }
+    let failed = |e: TableError| CliError {
+        message: e.to_string(),
+        code: 1,
+    };
     let (mut pairs, mut reencoded, mut before, mut after) = (0, 0, 0, 0);
     for variant in variants(&dir, args.variant) {
         let present = slices(&dir, variant)?;
-        let done = one_side(&dir, variant, &present, args.min_pieces).map_err(|e| CliError {
-            message: e.to_string(),
-            code: 1,
-        })?;
-        for d in done {
-            print_out(&format!(
-                "{variant} {} searched, {} kept: {} -> {} bytes\n",
-                d.searched, d.kept, d.bytes_before, d.bytes_after
-            ))?;
+        // Each change: its line, bytes before and after.
+        let mut changes = Vec::new();
+        for d in one_side(&dir, variant, &present, args.min_pieces).map_err(failed)? {
             pairs += 1;
-            before += d.bytes_before;
-            after += d.bytes_after;
+            let line = format!("{variant} {} searched, {} kept", d.searched, d.kept);
+            changes.push((line, d.bytes_before, d.bytes_after));
         }
-        let done =
-            forced_unread(&dir, variant, &present, args.min_pieces).map_err(|e| CliError {
-                message: e.to_string(),
-                code: 1,
-            })?;
-        for d in done {
-            print_out(&format!(
-                "{variant} {}: {} forced exchanges unread: {} -> {} bytes\n",
-                d.material, d.forced, d.bytes_before, d.bytes_after
-            ))?;
+        for d in forced_unread(&dir, variant, &present, args.min_pieces).map_err(failed)? {
             reencoded += 1;
-            before += d.bytes_before;
-            after += d.bytes_after;
+            let line = format!(
+                "{variant} {}: {} forced exchanges unread",
+                d.material, d.forced
+            );
+            changes.push((line, d.bytes_before, d.bytes_after));
+        }
+        for (line, from, to) in changes {
+            print_out(&format!("{line}: {from} -> {to} bytes\n"))?;
+            before += from;
+            after += to;
         }
     }
     print_out(&format!(
