@@ -657,6 +657,7 @@ const MAN_OFF_DOMAIN: &str = "a man stands where men of its side never can";
 
 /// The slice and index of a position (seen from its side to move), `None` when a man stands
 /// where the index has no place for it (a Turkish man on its own back rank).
+#[inline(always)]
 fn slice_index<R: Rules>(frame: &MoverFrame) -> Option<(Material, u64)> {
     let material = frame.material();
     Some((material, SliceIndex::<R>::new(material).rank(frame)?))
