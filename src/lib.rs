@@ -15,6 +15,7 @@
 
 pub mod analyse;
 pub mod cluster;
+mod files;
 pub mod hub;
 pub mod notation;
 pub mod pdn;

@@ -28,7 +28,6 @@ pub mod slurm;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::Variant;
@@ -491,12 +490,8 @@ impl JobsFile {
     /// Writes the state file into `tables`: to a temporary name, then renamed over the old.
     pub fn save(&self, tables: &Path) -> Result<(), ClusterError> {
         let path = JobsFile::path(tables, self.variant);
-        let tmp = path.with_extension("jobs.tmp");
-        let io = |e: std::io::Error| ClusterError::State(path.clone(), e.to_string());
-        let mut file = std::fs::File::create(&tmp).map_err(io)?;
-        file.write_all(self.to_text().as_bytes()).map_err(io)?;
-        file.sync_all().map_err(io)?;
-        std::fs::rename(&tmp, &path).map_err(io)
+        crate::files::write_atomically(&path, self.to_text().as_bytes())
+            .map_err(|e| ClusterError::State(path.clone(), e.to_string()))
     }
 }
 

@@ -13,6 +13,8 @@ mod output;
 mod rules;
 mod solve;
 
+pub(crate) use output::{compress, fill_runs};
+
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -13,10 +13,13 @@
 //! written to a temporary name and renamed into place.
 
 use std::fs;
-use std::io::Write;
 use std::path::Path;
 
-use super::format::{FileKind, Header, TableError, assemble};
+use rayon::prelude::*;
+
+use super::format::{FileKind, Header, TableError, assemble, pack, unpack};
+use super::generate::{compress, fill_runs};
+use super::index::SliceIndex;
 use super::material::Material;
 use super::probe::Tablebase;
 use super::table::TableFile;
@@ -75,10 +78,7 @@ pub fn one_side(
         let side = |s: Material| {
             KINDS
                 .iter()
-                .map(|&kind| {
-                    let path = Tablebase::path_in(dir, variant, s, kind);
-                    TableFile::open(&path, kind, variant, s, 0)
-                })
+                .map(|&kind| open(dir, variant, s, kind))
                 .collect::<Result<Vec<_>, _>>()
         };
         let (mine, theirs) = (side(m)?, side(twin)?);
@@ -137,22 +137,25 @@ fn write_searched(table: &TableFile) -> Result<(), TableError> {
     write_file(table.path(), &assemble(header, &[]))
 }
 
-/// Writes `bytes` to a temporary name beside `path`, syncs it, renames it over `path` and
-/// syncs the directory.
+/// Writes `bytes` as the whole of `path` (a temporary file renamed into place).
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), TableError> {
-    let io = |e: std::io::Error| TableError::Io(path.to_path_buf(), e);
-    let tmp = path.with_extension(format!(
-        "{}.tmp",
-        path.extension().and_then(|x| x.to_str()).unwrap_or("table")
-    ));
-    let mut file = fs::File::create(&tmp).map_err(io)?;
-    file.write_all(bytes).map_err(io)?;
-    file.sync_all().map_err(io)?;
-    fs::rename(&tmp, path).map_err(io)?;
-    match path.parent() {
-        Some(dir) => fs::File::open(dir).and_then(|d| d.sync_all()).map_err(io),
-        None => Ok(()),
-    }
+    crate::files::write_atomically(path, bytes).map_err(|e| TableError::Io(path.to_path_buf(), e))
+}
+
+/// Opens and checks the file of slice `m` of `variant` and of `kind` under `dir`.
+fn open(
+    dir: &Path,
+    variant: Variant,
+    m: Material,
+    kind: FileKind,
+) -> Result<TableFile, TableError> {
+    TableFile::open(
+        &Tablebase::path_in(dir, variant, m, kind),
+        kind,
+        variant,
+        m,
+        0,
+    )
 }
 
 /// What [`forced_unread`] did to a slice's win/draw/loss and distance files.
@@ -194,8 +197,7 @@ pub fn forced_unread(
             bytes_after: 0,
         };
         for (kind, level) in [(FileKind::Wdl, WDL_LEVEL), (FileKind::Dtw, DTW_LEVEL)] {
-            let path = Tablebase::path_in(dir, variant, m, kind);
-            let table = TableFile::open(&path, kind, variant, m, 0)?;
+            let table = open(dir, variant, m, kind)?;
             let h = table.header();
             if h.searched || h.forced_searched {
                 continue;
@@ -207,10 +209,8 @@ pub fn forced_unread(
                 forced_searched: true,
                 ..h.clone()
             };
-            write_file(&path, &assemble(header, &blocks))?;
-            report.bytes_after += fs::metadata(&path)
-                .map_err(|e| TableError::Io(path.clone(), e))?
-                .len();
+            write_file(table.path(), &assemble(header, &blocks))?;
+            report.bytes_after += file_bytes(&table)?;
         }
         if report.bytes_before > 0 {
             done.push(report);
@@ -223,9 +223,8 @@ pub fn forced_unread(
 /// indices without a position) filled with the value before them, compressed at `level`;
 /// and the number of forced exchanges.
 fn reencode<R: Rules>(table: &TableFile, level: i32) -> Result<(Vec<Vec<u8>>, u64), TableError> {
-    use rayon::prelude::*;
     let h = table.header();
-    let index = super::index::SliceIndex::<R>::new(h.material);
+    let index = SliceIndex::<R>::new(h.material);
     let coded: Vec<(Vec<u8>, u64)> = (0..h.blocks)
         .into_par_iter()
         .map(|b| {
@@ -242,23 +241,11 @@ fn reencode<R: Rules>(table: &TableFile, level: i32) -> Result<(Vec<Vec<u8>>, u6
                         forced += 1;
                         return None;
                     }
-                    Some(super::format::unpack(&data, h.value_bits, j as usize))
+                    Some(unpack(&data, h.value_bits, j as usize))
                 })
                 .collect();
-            // Unread values repeat the last one read (the first read, at the block's start).
-            let mut fill = read.iter().flatten().copied().next().unwrap_or(0);
-            let values: Vec<u16> = read
-                .iter()
-                .map(|v| {
-                    if let Some(v) = v {
-                        fill = *v;
-                    }
-                    fill
-                })
-                .collect();
-            let raw = super::format::pack(&values, h.value_bits);
-            let coded = zstd::bulk::compress(&raw, level)
-                .map_err(|e| TableError::Io(table.path().to_path_buf(), e))?;
+            let values = fill_runs(read.into_iter(), |v| v);
+            let coded = compress(&pack(&values, h.value_bits), level);
             Ok((coded, forced))
         })
         .collect::<Result<_, TableError>>()?;

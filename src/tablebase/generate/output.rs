@@ -373,7 +373,7 @@ impl Files {
 
 /// The values of a block, where `f` says `None` (a value nobody reads) repeating the last
 /// one said: long runs compress best.
-fn fill_runs<T: Copy>(
+pub(crate) fn fill_runs<T: Copy>(
     block: impl Iterator<Item = T> + Clone,
     f: impl Fn(T) -> Option<u16>,
 ) -> Vec<u16> {
@@ -388,7 +388,8 @@ fn fill_runs<T: Copy>(
         .collect()
 }
 
-fn compress(raw: &[u8], level: i32) -> Vec<u8> {
+/// A block's bytes as a zstd frame at `level`.
+pub(crate) fn compress(raw: &[u8], level: i32) -> Vec<u8> {
     zstd::bulk::compress(raw, level).expect("zstd compresses any input in memory")
 }
 
