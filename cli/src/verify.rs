@@ -1,12 +1,12 @@
 //! `damka verify`: checksums, full consistency and header counts of every table, and the
 //! slices missing for the piece counts present.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use damka::rules::Rules;
 use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
-use damka::tablebase::{FileKind, Material, SliceCheck, Tablebase, verify_slice};
+use damka::tablebase::{FileKind, Material, SliceCheck, Tablebase, verify_pair};
 use damka::{Variant, with_rules};
 
 use super::tables::{open, slices, tables_dir, variants};
@@ -29,8 +29,18 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let (mut bad, mut checked, mut missing) = (0, 0, 0);
     for variant in variants(&dir, args.variant) {
         let present = slices(&dir, variant)?;
+        // A slice and its twin are checked together; the twin's verdict waits for its turn.
+        let mut waiting: BTreeMap<Material, String> = BTreeMap::new();
         for m in &present {
-            let verdict = with_rules!(variant, R => check::<R>(&tb, *m));
+            let verdict = match waiting.remove(m) {
+                Some(v) => v,
+                None => {
+                    let mut pair = with_rules!(variant, R => check::<R>(&tb, *m, &present));
+                    let own = pair.remove(0).1;
+                    waiting.extend(pair);
+                    own
+                }
+            };
             checked += 1;
             if verdict != "ok" {
                 bad += 1;
@@ -82,41 +92,60 @@ fn missing_slices(tb: &Tablebase, variant: Variant, present: &[Material]) -> Vec
     out
 }
 
-fn check<R: Rules>(tb: &Tablebase, m: Material) -> String {
-    match verify_slice::<R>(tb, m) {
-        Ok(SliceCheck::Ok) => "ok".to_string(),
-        Ok(SliceCheck::Bad {
+/// The verdicts on `m` and, if it is another slice and `present`, its twin (they are read
+/// together), `m`'s first.
+fn check<R: Rules>(tb: &Tablebase, m: Material, present: &[Material]) -> Vec<(Material, String)> {
+    match verify_pair::<R>(tb, m) {
+        Ok(checks) => checks
+            .into_iter()
+            .filter(|(s, _)| *s == m || present.contains(s))
+            .map(|(s, check)| {
+                let words = match check {
+                    Ok(check) => verdict(check),
+                    Err(e) => format!("error: {e}"),
+                };
+                (s, words)
+            })
+            .collect(),
+        Err(e) => vec![(m, format!("error: {e}"))],
+    }
+}
+
+/// One line's words for a slice's check.
+fn verdict(check: SliceCheck) -> String {
+    match check {
+        SliceCheck::Ok => "ok".to_string(),
+        SliceCheck::Bad {
             index,
             stored,
             expected,
-        }) => {
+        } => {
             format!("bad index {index}: stored {stored}, moves give {expected}")
         }
-        Ok(SliceCheck::BadDtc {
+        SliceCheck::BadDtc {
             index,
             stored,
             expected,
-        }) => format!(
+        } => format!(
             "bad index {index}: stored distance to conversion {stored}, moves give {expected}"
         ),
-        Ok(SliceCheck::BadRules {
+        SliceCheck::BadRules {
             index,
             stored,
             expected,
-        }) => format!("bad index {index}: stored rule result {stored}, moves give {expected}"),
-        Ok(SliceCheck::DrawnByRules { header, counted }) => format!(
+        } => format!("bad index {index}: stored rule result {stored}, moves give {expected}"),
+        SliceCheck::DrawnByRules { header, counted } => format!(
             "bad counts in the rules header: {header} cursed wins and blessed losses, counted \
              {counted}"
         ),
-        Ok(SliceCheck::Counts {
+        SliceCheck::Counts {
             kind,
             header,
             counted,
-        }) => format!(
+        } => format!(
             "bad counts in the {} header: wins, draws, losses, unused {header:?}, counted \
              {counted:?}",
             kind.extension()
         ),
-        Err(e) => format!("error: {e}"),
     }
 }

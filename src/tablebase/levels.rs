@@ -346,6 +346,23 @@ impl Level {
         Some((batch as usize, place as usize * self.kings as usize))
     }
 
+    /// The placements of slice `slice` in this level, each with where its values start,
+    /// in the order of their placements.
+    pub fn starts(&self, slice: u8) -> impl Iterator<Item = (u64, Place)> {
+        let k = self.kings as usize;
+        self.blocks
+            .iter()
+            .filter(move |b| b.0 & 1 == slice as u64)
+            .map(move |&(key, batch, place)| {
+                let start = Place {
+                    level: 0,
+                    batch: batch as usize,
+                    at: place as usize * k,
+                };
+                (Member::from_key(key).id, start)
+            })
+    }
+
     /// The values of slice `slice`'s blocks, in the order of their placements.
     pub fn slice_values(&self, slice: u8) -> impl Iterator<Item = &[u16]> {
         let k = self.kings as usize;
@@ -359,15 +376,54 @@ impl Level {
     }
 }
 
+/// Where a position's value is in the levels an [`Above`] reads: the level (its place in
+/// the list), the batch and the place in it. Levels built on the same blocks (a level's
+/// values, distances to conversion and rule results) hold a position at the same place.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Place {
+    /// The level, in the order given to [`Above::new`].
+    pub level: usize,
+    batch: usize,
+    at: usize,
+}
+
+impl Level {
+    /// The value at `place`, found in a level of this one's blocks.
+    #[inline(always)]
+    pub fn at(&self, place: Place) -> u16 {
+        self.batches[place.batch][place.at]
+    }
+}
+
+impl Place {
+    /// The place `k` positions after this one in its batch (the arrangement of the kings
+    /// `k` of a placement that starts here).
+    #[inline(always)]
+    pub fn plus(self, k: usize) -> Place {
+        Place {
+            at: self.at + k,
+            ..self
+        }
+    }
+
+    /// The position's number in its level's batch.
+    #[inline(always)]
+    pub fn in_batch(self) -> usize {
+        self.at
+    }
+}
+
 /// Levels read by placement, with the placements lately read: the positions of one
 /// placement (all arrangements of the kings) move to the same few placements, each found
 /// once for all of them.
 pub(crate) struct Above<'a, const N: usize> {
     levels: [Option<&'a Level>; N],
-    /// (slice, men of the side to move, men of the other side, their values), replaced in
-    /// turn from `next`.
-    recent: Vec<(u8, u64, u64, &'a [u16])>,
+    /// (slice, men of the side to move, men of the other side, where their values start),
+    /// replaced in turn from `next`.
+    recent: Vec<(u8, u64, u64, Place)>,
     next: usize,
+    /// The entry of `recent` found or added last.
+    last: usize,
 }
 
 impl<'a, const N: usize> Above<'a, N> {
@@ -380,6 +436,7 @@ impl<'a, const N: usize> Above<'a, N> {
             levels,
             recent: Vec::with_capacity(Self::RECENT),
             next: 0,
+            last: 0,
         }
     }
 
@@ -397,40 +454,55 @@ impl<'a, const N: usize> Above<'a, N> {
         slice: u8,
         frame: &MoverFrame,
     ) -> Option<u16> {
+        let place = self.place(index, slice, frame)?;
+        Some(self.levels[place.level]?.at(place))
+    }
+
+    /// Where the value of `frame`, a position of slice `slice` (indexed by `index`), is, if
+    /// its placement is in the levels.
+    #[inline]
+    pub fn place<R: Rules>(
+        &mut self,
+        index: &SliceIndex<R>,
+        slice: u8,
+        frame: &MoverFrame,
+    ) -> Option<Place> {
         let kings = self.level()?.kings;
+        let in_levels = |id: u64| {
+            self.levels.iter().enumerate().find_map(|(level, l)| {
+                let (batch, at) = l.as_ref()?.place(slice, id)?;
+                Some(Place { level, batch, at })
+            })
+        };
         if kings == 1 {
             // One position a placement: nothing to share.
-            let id = index.rank(frame)?;
-            return self
-                .levels
-                .iter()
-                .flatten()
-                .find_map(|l| l.value(slice, id));
+            return in_levels(index.rank(frame)?);
         }
         let (mover, other) = (frame.mover & !frame.kings, frame.other & !frame.kings);
-        let block = match self
-            .recent
-            .iter()
-            .find(|r| r.0 == slice && r.1 == mover && r.2 == other)
-        {
-            Some(r) => r.3,
+        let hit = |r: &(u8, u64, u64, Place)| r.0 == slice && r.1 == mover && r.2 == other;
+        // A king's move keeps its placement: most lookups find the one found last.
+        let found = match self.recent.get(self.last).is_some_and(hit) {
+            true => Some(self.last),
+            false => self.recent.iter().position(hit),
+        };
+        let start = match found {
+            Some(n) => {
+                self.last = n;
+                self.recent[n].3
+            }
             None => {
-                let id = index.rank(frame)? / kings;
-                let block = self
-                    .levels
-                    .iter()
-                    .flatten()
-                    .find_map(|l| l.block(slice, id))?;
-                let entry = (slice, mover, other, block);
+                let start = in_levels(index.rank(frame)? / kings)?;
+                let entry = (slice, mover, other, start);
                 match self.recent.get_mut(self.next) {
                     Some(r) => *r = entry,
                     None => self.recent.push(entry),
                 }
+                self.last = self.next;
                 self.next = (self.next + 1) % Self::RECENT;
-                block
+                start
             }
         };
-        block.get(index.kings_rank(frame) as usize).copied()
+        Some(start.plus(index.kings_rank(frame) as usize))
     }
 }
 

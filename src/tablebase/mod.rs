@@ -26,4 +26,4 @@ pub use outcome::{Outcome, Wdl};
 pub use probe::{ProbeError, RatedMove, RuleMove, Tablebase};
 pub use rule_result::{RuleCategory, RuleResult};
 pub use table::Access;
-pub use verify::{SliceCheck, verify_slice};
+pub use verify::{PairChecks, SliceCheck, verify_pair, verify_slice};

@@ -534,28 +534,58 @@ impl Tablebase {
         pos: &Position<R>,
         dtw: bool,
     ) -> Result<Outcome, ProbeError> {
-        resolve_by(pos, dtw, &|frame| {
-            self.stored::<R, _>(
-                frame,
-                dtw,
-                |why| ProbeError::NotCovered(why.into()),
-                |material, kind, i| Ok(self.lookup(R::VARIANT, material, kind, i)?),
-            )
-        })
+        resolve_by(pos, dtw, &|frame| self.stored_read::<R>(frame, dtw))
     }
 
     /// Like [`Tablebase::resolve`], but only from tables already open and blocks already
     /// decoded in the cache: `None` when an answer would need a file opened or a block read
     /// and decoded (or a table is missing). Cheap enough for every node of a search.
     pub fn resolve_cached<R: Rules>(&self, pos: &Position<R>, dtw: bool) -> Option<Outcome> {
+        resolve_by(pos, dtw, &|frame| self.stored_cached::<R>(frame, dtw)).ok()
+    }
+
+    /// The outcome of `pos` whose captures (the moves it must choose from) are `captures`,
+    /// as [`Tablebase::resolve`] finds it: for a caller that has generated them already.
+    pub(crate) fn resolve_captures<R: Rules>(
+        &self,
+        pos: &Position<R>,
+        captures: &[Move],
+        dtw: bool,
+    ) -> Result<Outcome, ProbeError> {
+        let cached = |frame: &MoverFrame| self.stored_cached::<R>(frame, dtw);
+        if let Ok(outcome) = best_after(pos, captures, dtw, false, &cached) {
+            return Ok(outcome);
+        }
+        let read = |frame: &MoverFrame| self.stored_read::<R>(frame, dtw);
+        best_after(pos, captures, dtw, false, &read)
+    }
+
+    /// [`Tablebase::stored`] opening files and reading blocks as needed.
+    fn stored_read<R: Rules>(
+        &self,
+        frame: &MoverFrame,
+        dtw: bool,
+    ) -> Result<Option<Outcome>, ProbeError> {
+        self.stored::<R, _>(
+            frame,
+            dtw,
+            |why| ProbeError::NotCovered(why.into()),
+            |material, kind, i| Ok(self.lookup(R::VARIANT, material, kind, i)?),
+        )
+    }
+
+    /// [`Tablebase::stored`] from open tables and cached blocks only.
+    #[inline(always)]
+    fn stored_cached<R: Rules>(
+        &self,
+        frame: &MoverFrame,
+        dtw: bool,
+    ) -> Result<Option<Outcome>, ()> {
         let cached = |material, kind, i| {
             let table = self.open_table(R::VARIANT, material, kind).ok_or(())?;
             Lookup::read(table, || table.cached_value(i, &self.cache).ok_or(()))
         };
-        resolve_by(pos, dtw, &|frame| {
-            self.stored::<R, _>(frame, dtw, |_| (), cached)
-        })
-        .ok()
+        self.stored::<R, _>(frame, dtw, |_| (), cached)
     }
 
     /// Like [`Tablebase::rule_result_at`] (the directory's rules files holding `rules` is

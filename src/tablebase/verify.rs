@@ -25,7 +25,7 @@ use super::format::TableError;
 use super::format::{FileKind, unpack, wdl_code};
 use super::generate::derivable;
 use super::index::{KingArrangements, MoverFrame, SliceIndex};
-use super::levels::{Above, Level, Member, Placements};
+use super::levels::{Above, Level, Member, Place, Placements};
 use super::material::{Material, SliceJob};
 use super::one_side::forced_exchange;
 use super::outcome::{Outcome, Wdl};
@@ -33,7 +33,9 @@ use super::probe::{ProbeError, Tablebase};
 use super::rule_result::{Moves, RuleCategory, RuleResult};
 use super::table::TableFile;
 use super::two_counts::next_layer;
-use crate::rules::{Governing, Move, MoveList, Position, RuleSet, Rules, generate, may_capture};
+use crate::rules::{
+    Governing, Move, MoveList, MoveSink, Position, RuleSet, Rules, captures, generate, may_capture,
+};
 
 /// The verdict on one slice.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -101,6 +103,24 @@ struct Tally {
 }
 
 impl Tally {
+    /// Adds a level's tally. Levels go from high indices to low ones only roughly: the
+    /// lowest bad index is kept.
+    fn add_level(&mut self, level: Tally) {
+        let lower = match (&self.bad, &level.bad) {
+            (Some(old), Some(new)) => bad_index(new) < bad_index(old),
+            _ => self.bad.is_none(),
+        };
+        if lower {
+            self.bad = level.bad;
+        }
+        for (c, n) in self.counts.iter_mut().zip(level.counts) {
+            *c += n;
+        }
+        for (c, n) in self.rule_counts.iter_mut().zip(level.rule_counts) {
+            *c += n;
+        }
+    }
+
     /// Both tallies together, `self` the one of lower indices.
     fn and(mut self, upper: Tally) -> Tally {
         for (c, u) in self.counts.iter_mut().zip(upper.counts) {
@@ -118,6 +138,18 @@ impl Tally {
 /// the rule set its header names): checksums, then consistency, then the headers' counts.
 /// The slice and its twin are read level by level; moves that leave the pair are probed.
 pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck, ProbeError> {
+    let mut checks = verify_pair::<R>(tb, m)?;
+    checks.swap_remove(0).1
+}
+
+/// The verdicts of [`verify_pair`]: each slice's, or the error that stopped its check.
+pub type PairChecks = Vec<(Material, Result<SliceCheck, ProbeError>)>;
+
+/// [`verify_slice`] for slice `m` and its twin at once (they are read together, so this
+/// costs about what checking one of them does): the verdict on `m`, then on its twin if it
+/// is another slice. An error reading the pair is the error of both; one checking a slice's
+/// moves (a table they lead to that cannot be read) is that slice's.
+pub fn verify_pair<R: Rules>(tb: &Tablebase, m: Material) -> Result<PairChecks, ProbeError> {
     let slices = if m.is_symmetric() {
         vec![m]
     } else {
@@ -167,7 +199,7 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
     let derived = rules
         .filter(|_| pair_none)
         .and_then(|r| derivable(tb, R::VARIANT, &SliceJob::for_slice(m), r.governing(a, b)));
-    for file in files[0].iter().chain(rule_files.iter().map(|f| &f[0])) {
+    for file in files.iter().flatten().chain(rule_files.iter().flatten()) {
         (0..file.header().blocks)
             .into_par_iter()
             .try_for_each(|b| file.decode_block(b).map(drop))?;
@@ -175,10 +207,11 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
     let index: Vec<SliceIndex<R>> = slices.iter().map(|&s| SliceIndex::new(s)).collect();
     let placements = Placements::<R>::new(&slices);
     let arrangements: Vec<_> = index.iter().map(|i| i.king_arrangements()).collect();
-    let mut tally = Tally::default();
+    let mut tallies: Vec<Result<Tally, ProbeError>> =
+        slices.iter().map(|_| Ok(Tally::default())).collect();
     let mut above: Option<[Level; 2]> = None;
     for level in (0..placements.levels()).rev() {
-        let [current, dtc, rule_level] = read_level(
+        let ([current, dtc, rule_level], captured) = read_level(
             tb,
             &files,
             rule_files.as_deref(),
@@ -206,66 +239,81 @@ pub fn verify_slice<R: Rules>(tb: &Tablebase, m: Material) -> Result<SliceCheck,
             (None, Some(limit)) => Expected::Derived(limit),
             (None, None) => Expected::Moves,
         };
-        let checked = check_level(
-            tb,
-            &index,
-            &placements,
-            &arrangements[0],
-            [&current, &dtc, &rule_level],
-            above.as_ref().map(|[a, _]| a),
-            rules.map(|r| RuleCheck {
-                set: r,
-                above: rules_above,
-                expected,
-            }),
-        )?;
-        // Levels go from high indices to low ones only roughly: keep the lowest bad index.
-        let lower = match (&tally.bad, &checked.bad) {
-            (Some(old), Some(new)) => bad_index(new) < bad_index(old),
-            _ => tally.bad.is_none(),
-        };
-        if lower {
-            tally.bad = checked.bad.clone();
-        }
-        for (c, n) in tally.counts.iter_mut().zip(checked.counts) {
-            *c += n;
-        }
-        for (c, n) in tally.rule_counts.iter_mut().zip(checked.rule_counts) {
-            *c += n;
+        for (slice, state) in tallies.iter_mut().enumerate() {
+            let Ok(tally) = state else {
+                continue;
+            };
+            let checked = check_level(
+                tb,
+                &index,
+                &placements,
+                (slice as u8, &arrangements[slice]),
+                ([&current, &dtc, &rule_level], &captured),
+                above.as_ref().map(|[a, _]| a),
+                rules.map(|r| RuleCheck {
+                    set: r,
+                    above: rules_above,
+                    expected,
+                }),
+            );
+            match checked {
+                Ok(level) => tally.add_level(level),
+                Err(e) => *state = Err(e),
+            }
         }
         above = Some([current, rule_level]);
     }
+    Ok(slices
+        .iter()
+        .zip(tallies)
+        .enumerate()
+        .map(|(s, (&slice, tally))| {
+            let check = tally.map(|tally| {
+                let rule_file = rule_files.as_ref().map(|f| &f[s]);
+                slice_verdict(tally, index[s].size(), &files[s], rule_file)
+            });
+            (slice, check)
+        })
+        .collect())
+}
+
+/// The verdict on one slice from its tally over every level: its first bad value, else the
+/// first header whose counts disagree with the tally's.
+fn slice_verdict(
+    tally: Tally,
+    size: u64,
+    files: &[Arc<TableFile>; 3],
+    rule_file: Option<&Arc<TableFile>>,
+) -> SliceCheck {
     if let Some(bad) = tally.bad {
-        return Ok(bad);
+        return bad;
     }
     let [wins, draws, losses] = tally.counts;
-    let counted = [wins, draws, losses, index[0].size() - wins - draws - losses];
+    let counted = [wins, draws, losses, size - wins - draws - losses];
     let [wins, draws, losses, drawn] = tally.rule_counts;
-    let rule_counted = [wins, draws, losses, index[0].size() - wins - draws - losses];
-    if let Some(f) = &rule_files
-        && f[0].header().drawn_by_rules != drawn
+    let rule_counted = [wins, draws, losses, size - wins - draws - losses];
+    if let Some(f) = rule_file
+        && f.header().drawn_by_rules != drawn
     {
-        return Ok(SliceCheck::DrawnByRules {
-            header: f[0].header().drawn_by_rules,
+        return SliceCheck::DrawnByRules {
+            header: f.header().drawn_by_rules,
             counted: drawn,
-        });
+        };
     }
-    let rule_file = rule_files
-        .iter()
-        .map(|f| (FileKind::Rules, &f[0], rule_counted));
-    let built = FileKind::BUILT.into_iter().zip(&files[0]);
+    let rule_file = rule_file.map(|f| (FileKind::Rules, f, rule_counted));
+    let built = FileKind::BUILT.into_iter().zip(files);
     for (kind, file, counted) in built.map(|(k, f)| (k, f, counted)).chain(rule_file) {
         let h = file.header();
         let header = [h.wins, h.draws, h.losses, h.unused];
         if header != counted {
-            return Ok(SliceCheck::Counts {
+            return SliceCheck::Counts {
                 kind,
                 header,
                 counted,
-            });
+            };
         }
     }
-    Ok(SliceCheck::Ok)
+    SliceCheck::Ok
 }
 
 /// The index of a bad value.
@@ -283,7 +331,8 @@ fn bad_index(bad: &SliceCheck) -> u64 {
 /// batch: the placements in key order, each `kings_per_placement` long. A capture
 /// position's file values are don't-cares; it gets the outcome of its captures instead
 /// (found once here rather than once for every move that leads to it) and a distance to
-/// conversion of 1 (0 for a draw). Its rule result is stored.
+/// conversion of 1 (0 for a draw). Its rule result is stored. Last, a bit a position, in
+/// the same order: whether it is a capture position.
 fn read_level<R: Rules>(
     tb: &Tablebase,
     files: &[[Arc<TableFile>; 3]],
@@ -292,25 +341,29 @@ fn read_level<R: Rules>(
     placements: &Placements<R>,
     arrangements: &[Option<KingArrangements>],
     level: usize,
-) -> Result<[Level; 3], ProbeError> {
+) -> Result<([Level; 3], Vec<u64>), ProbeError> {
     let members = placements.members(level);
     let kings = placements.kings_per_placement();
     let mut values = vec![0u16; members.len() * kings as usize];
     let mut dtcs = vec![0u16; values.len()];
     let mut rules = vec![0u16; values.len()];
+    let mut captured = vec![0u64; values.len().div_ceil(64)];
     values
         .par_chunks_mut(TASK_POSITIONS)
         .zip(dtcs.par_chunks_mut(TASK_POSITIONS))
         .zip(rules.par_chunks_mut(TASK_POSITIONS))
+        .zip(captured.par_chunks_mut(TASK_POSITIONS / 64))
         .enumerate()
-        .try_for_each(|(c, ((chunk, dtc_chunk), rule_chunk))| {
+        .try_for_each(|(c, (((chunk, dtc_chunk), rule_chunk), captured))| {
             let mut blocks: [[Decoded; 3]; 2] = Default::default();
             let mut rule_blocks: [Decoded; 2] = Default::default();
             let mut placed = PlacedMen::default();
-            for (((o, value), dtc), rule) in (c * TASK_POSITIONS..)
+            let mut list = MoveList::new();
+            for (n, (((o, value), dtc), rule)) in (c * TASK_POSITIONS..)
                 .zip(chunk.iter_mut())
                 .zip(dtc_chunk.iter_mut())
                 .zip(rule_chunk.iter_mut())
+                .enumerate()
             {
                 let m = members[o / kings as usize];
                 let i = m.id * kings + o as u64 % kings;
@@ -324,10 +377,14 @@ fn read_level<R: Rules>(
                     arrangements[s].as_ref(),
                 );
                 if may_capture(&pos) {
-                    let o = tb.resolve(&pos, true)?;
-                    *value = o.code();
-                    *dtc = u16::from(o.wdl != Wdl::Draw);
-                    continue;
+                    captures(&pos, &mut list);
+                    if !list.as_slice().is_empty() {
+                        let o = tb.resolve_captures(&pos, list.as_slice(), true)?;
+                        *value = o.code();
+                        *dtc = u16::from(o.wdl != Wdl::Draw);
+                        captured[n / 64] |= 1 << (n % 64);
+                        continue;
+                    }
                 }
                 let [wdl, dtw, dtc_file] = &files[s];
                 let [w_block, d_block, c_block] = &mut blocks[s];
@@ -357,11 +414,12 @@ fn read_level<R: Rules>(
         .enumerate()
         .map(|(n, m)| (m.key(), 0, n as u32))
         .collect();
-    Ok([
+    let levels = [
         placements.level(blocks.clone(), vec![values]),
         placements.level(blocks.clone(), vec![dtcs]),
         placements.level(blocks, vec![rules]),
-    ])
+    ];
+    Ok((levels, captured))
 }
 
 /// The placement whose positions a task is going through: its men and the squares they
@@ -444,67 +502,90 @@ enum Expected<'a> {
     Layered(&'a Level),
 }
 
-/// Checks the positions of the first slice in `level` (values, distances to conversion and,
-/// with a rule set, rule results) and counts their values.
-#[allow(clippy::too_many_arguments)]
+/// Checks the positions of slice `slice` (of the pair's, with its kings' `arrangements`) in
+/// `level` (values, distances to conversion and, with a rule set, rule results) and counts
+/// their values.
 fn check_level<R: Rules>(
     tb: &Tablebase,
     index: &[SliceIndex<R>],
     placements: &Placements<R>,
-    arrangements: &Option<KingArrangements>,
-    [level, dtc, rule_level]: [&Level; 3],
+    (slice, arrangements): (u8, &Option<KingArrangements>),
+    ([level, dtc, rule_level], captured): ([&Level; 3], &[u64]),
     above: Option<&Level>,
     rules: Option<RuleCheck<'_>>,
 ) -> Result<Tally, ProbeError> {
     let kings = level.kings;
-    let twin = if index.len() == 2 { 1 } else { 0 };
-    let mine: Vec<u64> = level
-        .blocks
-        .iter()
-        .filter(|b| b.0 & 1 == 0)
-        .map(|b| Member::from_key(b.0).id)
-        .collect();
+    let twin = if index.len() == 2 { 1 - slice } else { 0 };
+    let mine: Vec<(u64, Place)> = level.starts(slice).collect();
     let positions = mine.len() * kings as usize;
+    // A capture position's moves are its captures, which only an expected rule result
+    // from the moves needs.
+    let captures_needed = rules.is_some_and(|r| matches!(r.expected, Expected::Moves));
     (0..positions.div_ceil(TASK_POSITIONS))
         .into_par_iter()
         .map_init(
             || {
-                let read = Above::new([Some(level), above]);
-                let read_rules = Above::new([Some(rule_level), rules.and_then(|r| r.above)]);
-                (MoveList::new(), read, Above::new([Some(dtc)]), read_rules)
+                let successors: Vec<(MoverFrame, Option<Place>)> = Vec::new();
+                (
+                    MoveList::new(),
+                    Above::new([Some(level), above]),
+                    successors,
+                )
             },
-            |(list, read, read_dtc, read_rules), c| {
+            |(list, read, successors), c| {
                 let mut tally = Tally::default();
                 let mut placed = PlacedMen::default();
                 for o in c * TASK_POSITIONS..((c + 1) * TASK_POSITIONS).min(positions) {
-                    let id = mine[o / kings as usize];
+                    let (id, start) = mine[o / kings as usize];
                     let i = id * kings + o as u64 % kings;
-                    let pos = placed
-                        .set::<R>(placements, Member { slice: 0, id })
-                        .position(&index[0], i % kings, arrangements.as_ref());
-                    generate(&pos, list);
+                    let here = start.plus((i % kings) as usize);
+                    let capture = captured[here.in_batch() / 64] >> (here.in_batch() % 64) & 1 != 0;
+                    let pos = placed.set::<R>(placements, Member { slice, id }).position(
+                        &index[slice as usize],
+                        i % kings,
+                        arrangements.as_ref(),
+                    );
+                    match capture && !captures_needed {
+                        true => list.clear(),
+                        false => generate(&pos, list),
+                    }
                     let moves = list.as_slice();
+                    // Where each move leads: a quiet move stays in the pair, and its level
+                    // holds the outcome (the captures' one if it leads to a capture).
+                    successors.clear();
+                    successors.extend(moves.iter().map(|mv| {
+                        let frame = MoverFrame::of(&pos.play(mv));
+                        let place = match mv.is_capture() || mv.is_promotion() {
+                            false => read.place(&index[twin as usize], twin, &frame),
+                            true => None,
+                        };
+                        (frame, place)
+                    }));
                     // A wrong rule result is reported after a wrong value or distance of
                     // the same position (the rule result may follow from those).
                     let mut rule_bad = None;
                     if let Some(rules) = rules {
-                        let plain = level
-                            .value(0, i)
-                            .and_then(Outcome::from_code)
+                        let plain = Outcome::from_code(level.at(here))
                             .unwrap_or(Outcome::DRAW)
                             .wdl;
                         let expected = match rules.expected {
                             Expected::Derived(limit) => {
-                                RuleResult::derived(plain, dtc.value(0, i).unwrap_or(0), limit)
+                                RuleResult::derived(plain, dtc.at(here), limit)
                             }
                             Expected::Moves => {
-                                expected_rule(tb, index, rules.set, &pos, moves, plain, read_rules)?
+                                let levels = [Some(rule_level), rules.above];
+                                expected_rule(
+                                    tb,
+                                    rules.set,
+                                    (&pos, plain),
+                                    moves,
+                                    successors,
+                                    levels,
+                                )?
                             }
-                            Expected::Layered(layered) => {
-                                RuleResult::from_code(layered.value(0, i).unwrap_or(0))
-                            }
+                            Expected::Layered(layered) => RuleResult::from_code(layered.at(here)),
                         };
-                        let stored = RuleResult::from_code(rule_level.value(0, i).unwrap_or(0));
+                        let stored = RuleResult::from_code(rule_level.at(here));
                         tally.rule_counts[match stored.category {
                             RuleCategory::Win => 0,
                             RuleCategory::Loss => 2,
@@ -524,39 +605,28 @@ fn check_level<R: Rules>(
                             });
                         }
                     }
-                    if moves.first().is_some_and(|m| m.is_capture()) {
+                    if capture {
                         tally.bad = tally.bad.take().or(rule_bad);
                         continue;
                     }
-                    let stored = level
-                        .value(0, i)
-                        .and_then(Outcome::from_code)
-                        .unwrap_or(Outcome::DRAW);
+                    let stored = Outcome::from_code(level.at(here)).unwrap_or(Outcome::DRAW);
                     let mut expected: Option<Outcome> = None;
                     // Over the moves that keep the stored result: the least distance to
                     // conversion for a win, the most for a loss.
                     let mut expected_dtc: Option<u16> = None;
-                    for mv in moves {
-                        let next = pos.play(mv);
-                        let frame = MoverFrame::of(&next);
-                        // A quiet move stays in the pair: its level holds the outcome, the
-                        // captures' one if it leads to a capture.
-                        let after = match mv.is_promotion() {
-                            false => read
-                                .value(&index[twin as usize], twin, &frame)
-                                .and_then(Outcome::from_code),
-                            true => None,
-                        };
+                    for (mv, &(_, place)) in moves.iter().zip(successors.iter()) {
+                        let after = place.and_then(|p| match p.level {
+                            0 => Outcome::from_code(level.at(p)),
+                            _ => above.and_then(|a| Outcome::from_code(a.at(p))),
+                        });
                         let o = match after {
                             Some(o) => o,
-                            None => tb.resolve(&next, true)?,
+                            None => tb.resolve(&pos.play(mv), true)?,
                         }
                         .before_move();
                         // A king's move keeps the placement (this level); any other converts.
                         let conversion = match pos.kings().contains(mv.from()) {
-                            true => read_dtc
-                                .value(&index[twin as usize], twin, &frame)
-                                .map_or(1, |d| d + 1),
+                            true => place.filter(|p| p.level == 0).map_or(1, |p| dtc.at(p) + 1),
                             false => 1,
                         };
                         if o.wdl == stored.wdl {
@@ -570,7 +640,7 @@ fn check_level<R: Rules>(
                     }
                     let expected = expected.unwrap_or(Outcome::loss(0));
                     let expected_dtc = expected_dtc.unwrap_or(0);
-                    let stored_dtc = dtc.value(0, i).unwrap_or(0);
+                    let stored_dtc = dtc.at(here);
                     if stored == expected
                         && stored.wdl != Wdl::Draw
                         && stored_dtc != expected_dtc
@@ -602,37 +672,30 @@ fn check_level<R: Rules>(
         .try_reduce(Tally::default, |a, b| Ok(a.and(b)))
 }
 
-/// The rule result of `pos` (plain result `plain`) under `rules` from its moves: the rule
-/// results of the positions they lead to, from `read` (the pair's levels, for a quiet
-/// move) or the tables, each counted through the move or not as the rule set says.
+/// The rule result of `pos` (plain result `plain`) under `rules` from its `moves`, which
+/// lead to `successors` (each one's frame and, for a quiet move, its place in the pair's
+/// levels): the rule results there, from `rule_levels` at that place or from the tables,
+/// each counted through the move or not as the rule set says.
 fn expected_rule<R: Rules>(
     tb: &Tablebase,
-    index: &[SliceIndex<R>],
     rules: &RuleSet,
-    pos: &Position<R>,
+    (pos, plain): (&Position<R>, Wdl),
     moves: &[Move],
-    plain: Wdl,
-    read: &mut Above<'_, 2>,
+    successors: &[(MoverFrame, Option<Place>)],
+    rule_levels: [Option<&Level>; 2],
 ) -> Result<RuleResult, ProbeError> {
-    let twin = if index.len() == 2 { 1 } else { 0 };
     let before = MoverFrame::of(pos).material().sides();
     let limit = rules.governing(before[0], before[1]).plies();
     let mut fold = Moves::default();
-    for mv in moves {
-        let next = pos.play(mv);
-        let frame = MoverFrame::of(&next);
-        let quiet = !mv.is_capture() && !mv.is_promotion();
-        let result = match quiet {
-            true => read
-                .value(&index[twin as usize], twin, &frame)
-                .map(RuleResult::from_code),
-            false => None,
-        };
+    for (mv, (frame, place)) in moves.iter().zip(successors) {
+        let result =
+            place.and_then(|p| rule_levels[p.level].map(|l| RuleResult::from_code(l.at(p))));
         let result = match result {
             Some(r) => r,
-            None => tb.stored_rule::<R>(&frame)?,
+            None => tb.stored_rule::<R>(frame)?,
         };
         let [them, us] = frame.material().sides();
+        let quiet = !mv.is_capture() && !mv.is_promotion();
         let conversion = !quiet || !pos.kings().contains(mv.from());
         let carried = rules.carries(before, [us, them], conversion);
         fold.add(result.contribution(carried, limit));
