@@ -105,12 +105,19 @@ int main(int argc, char **argv) {
             if (below(2))
                 p.kings |= sq;
         }
-        /* A man on its crowning row is not a position: draw again. The first probe also
-         * brings the blocks into memory. */
+        /* A man on its crowning row is not a position: draw again. Any other failure (a
+         * table missing, or of another format version) ends the bench: it would otherwise
+         * time only the positions that need no table. The first probe also brings the
+         * blocks into memory. */
         int wdl;
-        if (damka_probe_position(tb, DAMKA_ENGLISH, &p, &wdl, NULL) != DAMKA_OK) {
+        int status = damka_probe_position(tb, DAMKA_ENGLISH, &p, &wdl, NULL);
+        if (status == DAMKA_ERR_POSITION) {
             rejected++;
             continue;
+        }
+        if (status != DAMKA_OK) {
+            fprintf(stderr, "damka_probe_position: %s\n", damka_last_error());
+            return 1;
         }
         int dtw;
         if (damka_probe_position(tb, DAMKA_ENGLISH, &p, &wdl, &dtw) != DAMKA_OK) {
