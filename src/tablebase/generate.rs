@@ -91,26 +91,30 @@ pub fn estimate<R: Rules>(job: &SliceJob) -> Estimate {
         .map(|l| placements.level_size_bound(l))
         .collect();
     // Levels are solved from the highest down: level `l` is solved while level `l + 1` is
-    // read (and the distances to conversion and rule results of the units being solved, a
-    // placement and its twin each, are held uncompressed: two of them counted), then packed
-    // with its distances to conversion and rule results. Under the variant's default rules,
-    // a job under a material count (or none) reads the rule results of the level above too;
-    // one under a quiet count derives its own (it reads them only where a conversion leads
-    // to a cursed win or a blessed loss, which this does not foresee).
-    let in_flight = 2 * 2 * 2 * placements.kings_per_placement();
+    // read, then packed with its distances to conversion and rule results. Under the
+    // variant's default rules, a job under a material count (or none) reads the rule results
+    // of the level above too and walks its units for them; one under a quiet count derives
+    // its own (it reads them only where a conversion leads to a cursed win or a blessed
+    // loss, which this does not foresee). The units being solved (a placement and its twin
+    // each; kings only: the whole slice pair) hold their distances to conversion and rule
+    // results uncompressed, 4 bytes a position, and the rule walk's scratch where rules are
+    // not derived (moves left, exits' distances, the positions resolved at each ply: 18 bytes
+    // more); counted here in values of 2 bytes.
     let [a, b] = job.key().sides();
     let reads_rules = !matches!(
         RuleSet::default_for(R::VARIANT).governing(a, b),
         Governing::Quiet(Some(_))
     ) && rule_set_byte(RuleSet::default_for(R::VARIANT)).is_some();
     let above_factor = if reads_rules { 2 } else { 1 };
+    let unit_values = if reads_rules { 11 } else { 2 };
+    let in_flight = unit_values * 2 * placements.kings_per_placement();
     let kept = sizes
         .windows(2)
         .map(|w| w[0] + (above_factor * w[1] + in_flight).max(w[0]))
-        .chain(sizes.last().map(|&s| 2 * s))
+        .chain(sizes.last().map(|&s| s + in_flight.max(s)))
         .max()
         .unwrap_or(0)
-        .min((1 + above_factor) * positions);
+        .min((1 + above_factor) * positions + in_flight);
     let blocks = kept.div_ceil(placements.kings_per_placement().max(1));
     Estimate {
         positions,

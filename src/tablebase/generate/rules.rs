@@ -168,6 +168,13 @@ pub(super) fn unit_rules<R: Rules>(
     list: &mut MoveList,
     s: &mut RuleScratch,
 ) -> Result<(), GenerateError> {
+    // The walk keeps positions of the unit as 4-byte numbers.
+    if u32::try_from(state.len()).is_err() {
+        return Err(GenerateError::Limit(format!(
+            "rule results walked in a unit of {} positions (at most 2^32)",
+            state.len()
+        )));
+    }
     if matches!(job.governing, Governing::Both { .. }) {
         return unit_rules_layered(job, unit, state, rules, above, list, s);
     }
@@ -325,7 +332,10 @@ fn unit_rules_layered<R: Rules>(
                 s.successors.push(at as u32);
             }
         }
-        s.ends.push(s.successors.len() as u32);
+        let end = u32::try_from(s.successors.len()).map_err(|_| {
+            GenerateError::Limit("more than 2^32 king moves in a unit where two counts run".into())
+        })?;
+        s.ends.push(end);
     }
     let quiet = rule_set.quiet.map_or(0, |q| q.plies);
     for _ in 0..quiet {

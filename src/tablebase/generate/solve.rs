@@ -158,18 +158,26 @@ pub(super) struct Solved {
 /// Batches of a level's values, each compressed, with the level's blocks.
 pub(super) struct PackedBatches {
     blocks: Vec<(u64, u32, u32)>,
-    batches: Vec<(usize, Vec<u8>)>,
+    /// Per batch, its frames: values each, compressed.
+    batches: Vec<Vec<(usize, Vec<u8>)>>,
 }
 
 /// zstd level of a batch's distances to conversion while its level is solved.
 const BATCH_LEVEL: i32 = 1;
+/// Values a frame of a packed batch holds at most: a batch of one large unit (kings only)
+/// is packed and unpacked a frame at a time, never copied whole.
+const FRAME_VALUES: usize = 1 << 20;
 
 impl PackedBatches {
-    /// The values compressed, as one batch.
-    fn pack(values: &[u16]) -> (usize, Vec<u8>) {
-        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-        let packed = zstd::bulk::compress(&bytes, BATCH_LEVEL).expect("zstd compresses in memory");
-        (values.len(), packed)
+    /// The values compressed, a frame at a time.
+    fn pack(values: &[u16]) -> Vec<(usize, Vec<u8>)> {
+        values
+            .chunks(FRAME_VALUES)
+            .map(|frame| {
+                let bytes: Vec<u8> = frame.iter().flat_map(|v| v.to_le_bytes()).collect();
+                (frame.len(), super::compress(&bytes, BATCH_LEVEL))
+            })
+            .collect()
     }
 
     /// The level they make, decompressed.
@@ -177,13 +185,18 @@ impl PackedBatches {
         let batches = self
             .batches
             .into_iter()
-            .map(|(n, packed)| {
-                let bytes = decompress(&packed, 2 * n)
-                    .expect("a batch decompresses to what was compressed");
-                bytes
-                    .chunks_exact(2)
-                    .map(|b| u16::from_le_bytes([b[0], b[1]]))
-                    .collect()
+            .map(|frames| {
+                let mut values = Vec::with_capacity(frames.iter().map(|f| f.0).sum());
+                for (n, packed) in frames {
+                    let bytes = decompress(&packed, 2 * n)
+                        .expect("a batch decompresses to what was compressed");
+                    values.extend(
+                        bytes
+                            .chunks_exact(2)
+                            .map(|b| u16::from_le_bytes([b[0], b[1]])),
+                    );
+                }
+                values
             })
             .collect();
         placements.level(self.blocks, batches)
@@ -311,10 +324,9 @@ struct Scratch {
     /// The spans with positions to walk back from at the current ply.
     due: Vec<usize>,
     /// Per [`SPAN`] positions of the unit, the least distance resolved there and not yet
-    /// walked back ([`NOTHING_PENDING`] for none).
+    /// walked back ([`NOTHING_PENDING`] for none): first for the values, then for the
+    /// distances to conversion.
     summary: Vec<u16>,
-    /// The positions whose distance to conversion is the current one, then the next.
-    converting: [Vec<u32>; 2],
     rules: RuleScratch,
 }
 
@@ -457,7 +469,6 @@ fn solve_unit<R: Rules>(
         preds,
         due,
         summary,
-        converting,
         rules: rule_scratch,
     } = scratch;
     men.clear();
@@ -628,7 +639,7 @@ fn solve_unit<R: Rules>(
             *cell = Outcome::DRAW.code();
         }
     }
-    conversions(job, &unit, keys, state, dtc, converting)?;
+    conversions(job, &unit, keys, state, dtc, summary, preds)?;
     if job.rules.is_some() && derived {
         for ((r, &v), &d) in rules.iter_mut().zip(state.iter()).zip(dtc.iter()) {
             *r = derived_rule(job, solved_outcome(v), d);
@@ -669,17 +680,16 @@ fn solved_outcome(v: u16) -> Outcome {
 /// the others are reached walking back king moves, ply by ply, as in the solve: a
 /// predecessor of a lost position is a win one ply further, one of a won position is lost
 /// one ply further when the last of its king moves is known. Draws are left at 0.
+/// `summary` and `preds` are scratch (see [`Scratch`]).
 fn conversions<R: Rules>(
     job: &Job<'_, R>,
     unit: &Unit<'_>,
     keys: &[u64],
     state: &[u16],
     dtc: &mut [u16],
-    converting: &mut [Vec<u32>; 2],
+    summary: &mut Vec<u16>,
+    preds: &mut Vec<(usize, bool)>,
 ) -> Result<(), GenerateError> {
-    let [now, next] = converting;
-    now.clear();
-    next.clear();
     for (&v, d) in state.iter().zip(dtc.iter_mut()) {
         let o = solved_outcome(v);
         if o.wdl == Wdl::Draw {
@@ -704,44 +714,88 @@ fn conversions<R: Rules>(
             });
         }
     }
-    for (i, (&d, &v)) in dtc.iter().zip(state).enumerate() {
-        if d <= 1 && solved_outcome(v).wdl != Wdl::Draw {
-            [&mut *now, &mut *next][d as usize].push(i as u32);
+    // Per span of positions, the least distance set and not yet walked back from (open
+    // positions are at DTC_OPEN or more, draws at 0): the walk goes ply by ply over the spans
+    // that hold the ply's distances. A list of positions would take 4 bytes each, as many
+    // as the unit holds.
+    summary.clear();
+    summary.extend(dtc.chunks(SPAN).map(|span| {
+        let least = span.iter().copied().min().unwrap_or(DTC_OPEN);
+        if least < DTC_OPEN {
+            least
+        } else {
+            NOTHING_PENDING
         }
-    }
-    let mut ply = 0u16;
-    loop {
-        for &c in now.iter() {
-            let lost = solved_outcome(state[c as usize]).wdl == Wdl::Loss;
-            predecessors_in_unit(job, unit, keys, c as usize, |at, men_moved| {
-                let d = &mut dtc[at];
-                if men_moved || *d & DTC_OPEN == 0 {
-                    return;
-                }
-                let pred = solved_outcome(state[at]).wdl;
-                if lost && pred == Wdl::Win {
-                    *d = ply + 1;
-                    next.push(at as u32);
-                } else if !lost && pred == Wdl::Loss {
-                    let left = (*d & COUNT) - 1;
-                    if left == 0 {
-                        *d = ply + 1;
-                        next.push(at as u32);
-                    } else {
-                        *d = DTC_OPEN | left;
-                    }
-                }
-            });
-        }
-        if next.is_empty() {
-            break;
-        }
-        std::mem::swap(now, next);
-        next.clear();
-        ply = ply
+    }));
+    while let Some(ply) = summary
+        .iter()
+        .copied()
+        .filter(|&d| d != NOTHING_PENDING)
+        .min()
+    {
+        let next = ply
             .checked_add(1)
             .filter(|&p| p < DTC_OPEN)
             .ok_or_else(|| GenerateError::Limit("distances to conversion past 32767".into()))?;
+        for span in 0..summary.len() {
+            if summary[span] != ply {
+                continue;
+            }
+            // The span's positions at this ply, and the least distance after it.
+            let start = span * SPAN;
+            let (mut due, mut later) = (0u64, NOTHING_PENDING);
+            for (j, &d) in dtc[start..(start + SPAN).min(dtc.len())].iter().enumerate() {
+                due |= ((d == ply) as u64) << j;
+                later = later.min(if d > ply && d < DTC_OPEN {
+                    d
+                } else {
+                    NOTHING_PENDING
+                });
+            }
+            // The predecessors of its positions are gathered first, then walked to with
+            // their reads asked for ahead (they miss the cache).
+            preds.clear();
+            while due != 0 {
+                let c = start + due.trailing_zeros() as usize;
+                due &= due - 1;
+                let wdl = solved_outcome(state[c]).wdl;
+                if wdl != Wdl::Draw {
+                    predecessors_in_unit(job, unit, keys, c, |at, men_moved| {
+                        if !men_moved {
+                            preds.push((at, wdl == Wdl::Loss));
+                        }
+                    });
+                }
+            }
+            // Reached from this span at the next ply: set below.
+            summary[span] = NOTHING_PENDING;
+            for (n, &(at, lost)) in preds.iter().enumerate() {
+                if let Some(&(ahead, _)) = preds.get(n + PREFETCH_AHEAD) {
+                    prefetch(&dtc[ahead]);
+                    prefetch(&state[ahead]);
+                }
+                let d = &mut dtc[at];
+                if *d & DTC_OPEN == 0 {
+                    continue;
+                }
+                let pred = solved_outcome(state[at]).wdl;
+                let reached = if lost && pred == Wdl::Win {
+                    true
+                } else if !lost && pred == Wdl::Loss {
+                    let left = (*d & COUNT) - 1;
+                    *d = DTC_OPEN | left;
+                    left == 0
+                } else {
+                    false
+                };
+                if reached {
+                    *d = next;
+                    let s = &mut summary[at / SPAN];
+                    *s = (*s).min(next);
+                }
+            }
+            summary[span] = summary[span].min(later);
+        }
     }
     if let Some(i) = dtc.iter().position(|&d| d & DTC_OPEN != 0) {
         return Err(GenerateError::Limit(format!(
