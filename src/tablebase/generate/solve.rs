@@ -639,7 +639,7 @@ fn solve_unit<R: Rules>(
             *cell = Outcome::DRAW.code();
         }
     }
-    conversions(job, &unit, keys, state, dtc, summary, preds)?;
+    conversions(job, &unit, keys, state, dtc, summary, preds, due, part_len)?;
     if job.rules.is_some() && derived {
         for ((r, &v), &d) in rules.iter_mut().zip(state.iter()).zip(dtc.iter()) {
             *r = derived_rule(job, solved_outcome(v), d);
@@ -680,7 +680,9 @@ fn solved_outcome(v: u16) -> Outcome {
 /// the others are reached walking back king moves, ply by ply, as in the solve: a
 /// predecessor of a lost position is a win one ply further, one of a won position is lost
 /// one ply further when the last of its king moves is known. Draws are left at 0.
-/// `summary` and `preds` are scratch (see [`Scratch`]).
+/// `summary`, `preds` and `due` are scratch (see [`Scratch`]); a unit of more than one part
+/// of `part_len` positions is walked by all threads, as in the solve.
+#[allow(clippy::too_many_arguments)]
 fn conversions<R: Rules>(
     job: &Job<'_, R>,
     unit: &Unit<'_>,
@@ -689,6 +691,8 @@ fn conversions<R: Rules>(
     dtc: &mut [u16],
     summary: &mut Vec<u16>,
     preds: &mut Vec<(usize, bool)>,
+    due: &mut Vec<usize>,
+    part_len: usize,
 ) -> Result<(), GenerateError> {
     for (&v, d) in state.iter().zip(dtc.iter_mut()) {
         let o = solved_outcome(v);
@@ -727,6 +731,7 @@ fn conversions<R: Rules>(
             NOTHING_PENDING
         }
     }));
+    let parts = dtc.len().div_ceil(part_len);
     while let Some(ply) = summary
         .iter()
         .copied()
@@ -737,64 +742,51 @@ fn conversions<R: Rules>(
             .checked_add(1)
             .filter(|&p| p < DTC_OPEN)
             .ok_or_else(|| GenerateError::Limit("distances to conversion past 32767".into()))?;
-        for span in 0..summary.len() {
-            if summary[span] != ply {
-                continue;
-            }
-            // The span's positions at this ply, and the least distance after it.
-            let start = span * SPAN;
-            let (mut due, mut later) = (0u64, NOTHING_PENDING);
-            for (j, &d) in dtc[start..(start + SPAN).min(dtc.len())].iter().enumerate() {
-                due |= ((d == ply) as u64) << j;
-                later = later.min(if d > ply && d < DTC_OPEN {
-                    d
-                } else {
-                    NOTHING_PENDING
+        due.clear();
+        due.extend((0..summary.len()).filter(|&s| summary[s] == ply));
+        if parts == 1 {
+            // The predecessors of a span's positions are gathered first, then walked to
+            // with their reads asked for ahead (they miss the cache).
+            for &span in due.iter() {
+                preds.clear();
+                let later = gather_converted(job, unit, keys, state, dtc, span, ply, |at, lost| {
+                    preds.push((at, lost))
                 });
+                summary[span] = later;
+                walk_back_converted(state, dtc, summary, 0, preds, next);
             }
-            // The predecessors of its positions are gathered first, then walked to with
-            // their reads asked for ahead (they miss the cache).
-            preds.clear();
-            while due != 0 {
-                let c = start + due.trailing_zeros() as usize;
-                due &= due - 1;
-                let wdl = solved_outcome(state[c]).wdl;
-                if wdl != Wdl::Draw {
-                    predecessors_in_unit(job, unit, keys, c, |at, men_moved| {
-                        if !men_moved {
-                            preds.push((at, wdl == Wdl::Loss));
-                        }
-                    });
-                }
+            continue;
+        }
+        // A large unit: at each ply, all threads gather the predecessors of a window of
+        // spans by part, then each thread walks to those of one part.
+        let threads = rayon::current_num_threads();
+        for window in due.chunks(PARALLEL_WINDOW) {
+            let gathered: Vec<_> = window
+                .par_chunks(window.len().div_ceil(threads))
+                .map(|spans| {
+                    let mut later = Vec::with_capacity(spans.len());
+                    let mut buckets = vec![Vec::new(); parts];
+                    for &span in spans {
+                        let least =
+                            gather_converted(job, unit, keys, state, dtc, span, ply, |at, lost| {
+                                buckets[at / part_len].push((at, lost))
+                            });
+                        later.push((span, least));
+                    }
+                    (later, buckets)
+                })
+                .collect();
+            for &(span, least) in gathered.iter().flat_map(|g| &g.0) {
+                summary[span] = least;
             }
-            // Reached from this span at the next ply: set below.
-            summary[span] = NOTHING_PENDING;
-            for (n, &(at, lost)) in preds.iter().enumerate() {
-                if let Some(&(ahead, _)) = preds.get(n + PREFETCH_AHEAD) {
-                    prefetch(&dtc[ahead]);
-                    prefetch(&state[ahead]);
-                }
-                let d = &mut dtc[at];
-                if *d & DTC_OPEN == 0 {
-                    continue;
-                }
-                let pred = solved_outcome(state[at]).wdl;
-                let reached = if lost && pred == Wdl::Win {
-                    true
-                } else if !lost && pred == Wdl::Loss {
-                    let left = (*d & COUNT) - 1;
-                    *d = DTC_OPEN | left;
-                    left == 0
-                } else {
-                    false
-                };
-                if reached {
-                    *d = next;
-                    let s = &mut summary[at / SPAN];
-                    *s = (*s).min(next);
-                }
-            }
-            summary[span] = summary[span].min(later);
+            dtc.par_chunks_mut(part_len)
+                .zip(summary.par_chunks_mut(part_len / SPAN))
+                .enumerate()
+                .for_each(|(p, (dtc, summary))| {
+                    for (_, buckets) in &gathered {
+                        walk_back_converted(state, dtc, summary, p * part_len, &buckets[p], next);
+                    }
+                });
         }
     }
     if let Some(i) = dtc.iter().position(|&d| d & DTC_OPEN != 0) {
@@ -803,6 +795,83 @@ fn conversions<R: Rules>(
         )));
     }
     Ok(())
+}
+
+/// Calls `f` with each predecessor in the unit (by a king's move), and whether the position
+/// was lost, of the won and lost positions of span `span` at distance to conversion `ply`;
+/// returns the least distance set in the span after `ply` ([`NOTHING_PENDING`] for none).
+#[allow(clippy::too_many_arguments)]
+fn gather_converted<R: Rules>(
+    job: &Job<'_, R>,
+    unit: &Unit<'_>,
+    keys: &[u64],
+    state: &[u16],
+    dtc: &[u16],
+    span: usize,
+    ply: u16,
+    mut f: impl FnMut(usize, bool),
+) -> u16 {
+    let start = span * SPAN;
+    let (mut due, mut later) = (0u64, NOTHING_PENDING);
+    for (j, &d) in dtc[start..(start + SPAN).min(dtc.len())].iter().enumerate() {
+        due |= ((d == ply) as u64) << j;
+        later = later.min(if d > ply && d < DTC_OPEN {
+            d
+        } else {
+            NOTHING_PENDING
+        });
+    }
+    while due != 0 {
+        let c = start + due.trailing_zeros() as usize;
+        due &= due - 1;
+        let wdl = solved_outcome(state[c]).wdl;
+        if wdl != Wdl::Draw {
+            predecessors_in_unit(job, unit, keys, c, |at, men_moved| {
+                if !men_moved {
+                    f(at, wdl == Wdl::Loss);
+                }
+            });
+        }
+    }
+    later
+}
+
+/// Walks back to `preds` (positions of the unit, each with whether its successor was lost)
+/// in `dtc` and `summary`, the part of the unit from position `offset` on: a win reached
+/// from a lost position, or a loss whose last open king move this is, gets distance
+/// `next`.
+fn walk_back_converted(
+    state: &[u16],
+    dtc: &mut [u16],
+    summary: &mut [u16],
+    offset: usize,
+    preds: &[(usize, bool)],
+    next: u16,
+) {
+    for (n, &(at, lost)) in preds.iter().enumerate() {
+        if let Some(&(ahead, _)) = preds.get(n + PREFETCH_AHEAD) {
+            prefetch(&dtc[ahead - offset]);
+            prefetch(&state[ahead]);
+        }
+        let d = &mut dtc[at - offset];
+        if *d & DTC_OPEN != 0 {
+            let pred = solved_outcome(state[at]).wdl;
+            let reached = if lost && pred == Wdl::Win {
+                true
+            } else if !lost && pred == Wdl::Loss {
+                let left = (*d & COUNT) - 1;
+                *d = DTC_OPEN | left;
+                left == 0
+            } else {
+                false
+            };
+            if reached {
+                *d = next;
+                let s = &mut summary[(at - offset) / SPAN];
+                *s = (*s).min(next);
+            }
+        }
+    }
 }
 
 /// The positions of a part of a unit resolved as wins or losses and not yet walked back.
