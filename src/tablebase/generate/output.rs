@@ -310,6 +310,20 @@ fn stored(v: u16) -> Option<Outcome> {
     }
 }
 
+/// The win/draw/loss file's code of a solved value, `None` where nobody reads it.
+fn wdl_of(v: u16) -> Option<u16> {
+    stored(v).map(|o| match o.wdl {
+        Wdl::Win => wdl_code::WIN as u16,
+        Wdl::Draw => wdl_code::DRAW as u16,
+        Wdl::Loss => wdl_code::LOSS as u16,
+    })
+}
+
+/// The stored outcome of a solved value that is won or lost (draws have no distance).
+fn decided(v: u16) -> Option<Outcome> {
+    stored(v).filter(|o| o.wdl != Wdl::Draw)
+}
+
 #[cfg(test)]
 thread_local! {
     /// The chunks encoded on this thread, in order, while a test holds `Some` here: the
@@ -325,15 +339,6 @@ impl Files {
         #[cfg(test)]
         ENCODED.with_borrow_mut(|e| e.as_mut().map(|e| e.push(chunk.clone())));
         let [values, dtc, rules] = chunk;
-        let wdl_of = |v: u16| -> Option<u16> {
-            stored(v).map(|o| match o.wdl {
-                Wdl::Win => wdl_code::WIN as u16,
-                Wdl::Draw => wdl_code::DRAW as u16,
-                Wdl::Loss => wdl_code::LOSS as u16,
-            })
-        };
-        // Draws have no distance.
-        let decided = |v: u16| stored(v).filter(|o| o.wdl != Wdl::Draw);
         let dtw_of = |v: u16| decided(v).map(|o| o.dtw);
         let wdl_blocks: Vec<Vec<u8>> = values
             .par_chunks(WDL_BLOCK as usize)
@@ -564,7 +569,8 @@ mod tests {
                             .map(|v| v.expect("a value for every index"))
                     })
                     .collect();
-                check_slice::<R>(&tb, m, &generated, rule_set_written(rules));
+                let rules_written = super::super::rule_set_byte(rules).is_some();
+                check_slice::<R>(&tb, m, &generated, rules_written);
                 slices += 1;
             }
             assert_eq!(values.next(), None, "{}: values past the slices", job.key());
@@ -573,24 +579,14 @@ mod tests {
         slices
     }
 
-    /// Whether a build under `rules` writes rules files.
-    fn rule_set_written(rules: &RuleSet) -> bool {
-        super::super::rule_set_byte(rules).is_some()
-    }
-
     /// Decodes every block of slice `m`'s files and compares each value the file holds
     /// with `generated` (per index: the solved value, distance to conversion, rule result).
     fn check_slice<R: Rules>(tb: &Tablebase, m: Material, generated: &[[u16; 3]], rules: bool) {
         let expected = |kind: FileKind, [v, dtc, rule]: [u16; 3]| -> Option<u16> {
-            let decided = stored(v).filter(|o| o.wdl != Wdl::Draw);
             match kind {
-                FileKind::Wdl => stored(v).map(|o| match o.wdl {
-                    Wdl::Win => wdl_code::WIN as u16,
-                    Wdl::Draw => wdl_code::DRAW as u16,
-                    Wdl::Loss => wdl_code::LOSS as u16,
-                }),
-                FileKind::Dtw => decided.map(|o| o.dtw),
-                FileKind::Dtc => decided.map(|_| dtc),
+                FileKind::Wdl => wdl_of(v),
+                FileKind::Dtw => decided(v).map(|o| o.dtw),
+                FileKind::Dtc => decided(v).map(|_| dtc),
                 FileKind::Rules => (rule != NO_POSITION).then_some(rule),
             }
         };
