@@ -111,6 +111,51 @@ fn verify_with_nothing_or_not_everything_to_verify_exits_1() {
 }
 
 #[test]
+fn verify_in_parts_checks_and_counts_only_the_slices_asked_for() {
+    // Large tables are verified a few slices at a time; what is not asked for is not read.
+    let dir = copy("parts");
+    for file in ["1101.wdl", "1101.dtw", "1101.dtc", "1101.rules"] {
+        std::fs::remove_file(dir.join("english").join(file)).expect("remove");
+    }
+    let asked = [
+        "verify",
+        "--variant",
+        "english",
+        "--slice",
+        "1001",
+        "--slice",
+        "0201",
+    ];
+    let out = damka(&asked, &dir);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "english 1001 ok\nenglish 0201 ok\nslices 2, bad 0, missing 0\n"
+    );
+
+    let out = damka(&["verify", "--variant", "english", "--slice", "1101"], &dir);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stdout),
+        "english 1101 missing\nslices 0, bad 0, missing 1\n"
+    );
+    // The twin of a slice it cannot read is reported, not the slice the twin's files lack.
+    let out = damka(&["verify", "--variant", "english", "--slice", "0111"], &dir);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("english 0111 error: "), "{stdout}");
+    assert!(stdout.ends_with("slices 1, bad 1, missing 0\n"), "{stdout}");
+
+    let out = damka(&["verify", "--slice", "0201"], &dir);
+    assert_eq!(out.status.code(), Some(2), "a slice needs its variant");
+    assert!(
+        text(&out.stderr).contains("--variant"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
 fn a_header_with_no_blocks_is_an_error_in_every_command() {
     // Before: `probe`, `verify`, `info` and `analyse` panicked (index out of range).
     let dir = copy("no-blocks");
