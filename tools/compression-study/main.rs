@@ -14,6 +14,7 @@
 //! - for distances, `half` stores the distance halved (a win's distance is odd, a loss's
 //!   even, so the win/draw/loss value gives the lost bit back) and `rank` stores each
 //!   value's rank by frequency in the slice, with the slice's table of values (counted);
+//!   `less dtc` stores the distance to win less the distance to conversion (`.dtc`);
 //! - the coder: zstd at a level (`z12`), with a dictionary trained per variant and file
 //!   kind (`dict`, its bytes counted once), or `rle`, a byte code in Kingsrow's manner (243
 //!   codes of five values, 12 of long runs);
@@ -44,6 +45,8 @@ struct Slice {
     wdl: Vec<u8>,
     /// Distances to win (meaningless where not read).
     dtw: Vec<u16>,
+    /// Distances to conversion (meaningless where not read).
+    dtc: Vec<u16>,
     /// Whether an index holds a position without a capture (its values are read).
     read: Vec<bool>,
     /// Whether the side not to move could capture there.
@@ -74,9 +77,10 @@ enum Coder {
 struct Way {
     name: &'static str,
     fill: Fill,
-    /// Distances: halved, rank-coded.
+    /// Distances: halved, rank-coded, less the distance to conversion.
     half: bool,
     rank: bool,
+    residual: bool,
     coder: Coder,
     block: usize,
     /// Positions where the side not to move could capture are not read either (a probe
@@ -92,6 +96,7 @@ const fn way(name: &'static str, fill: Fill, coder: Coder, block: usize) -> Way 
         fill,
         half: false,
         rank: false,
+        residual: false,
         coder,
         block,
         threats: None,
@@ -146,19 +151,40 @@ const fn dtw_way(name: &'static str, half: bool, rank: bool, coder: Coder, block
         fill: Fill::Previous,
         half,
         rank,
+        residual: false,
         coder,
         block,
         threats: None,
     }
 }
 
-const DTW_WAYS: [Way; 7] = [
+const fn residual(w: Way, name: &'static str) -> Way {
+    Way {
+        name,
+        residual: true,
+        ..w
+    }
+}
+
+const DTW_WAYS: [Way; 10] = [
     dtw_way("prev z6 16K", false, false, Coder::Zstd(6), 16 * K),
     dtw_way("half z6 16K", true, false, Coder::Zstd(6), 16 * K),
     dtw_way("half rank z6 16K", true, true, Coder::Zstd(6), 16 * K),
     dtw_way("half rank z12 16K", true, true, Coder::Zstd(12), 16 * K),
     dtw_way("half rank z12 64K", true, true, Coder::Zstd(12), 64 * K),
     dtw_way("half rank z19 64K", true, true, Coder::Zstd(19), 64 * K),
+    residual(
+        dtw_way("", false, false, Coder::Zstd(6), 16 * K),
+        "less dtc z6 16K",
+    ),
+    residual(
+        dtw_way("", false, true, Coder::Zstd(6), 16 * K),
+        "less dtc rank z6 16K",
+    ),
+    residual(
+        dtw_way("", false, true, Coder::Zstd(12), 16 * K),
+        "less dtc rank z12 16K",
+    ),
     dtw_way(
         "half rank dict z12 16K",
         true,
@@ -367,6 +393,7 @@ fn load(dir: &Path, variant: Variant, m: Material) -> Result<Slice, String> {
     };
     let (wdl_file, wdl_bytes) = open(FileKind::Wdl)?;
     let (dtw_file, dtw_bytes) = open(FileKind::Dtw)?;
+    let (dtc_file, _) = open(FileKind::Dtc)?;
     let values = |file: &TableFile| -> Result<Vec<u16>, String> {
         let h = file.header();
         let blocks: Vec<Vec<u16>> = (0..h.blocks)
@@ -382,11 +409,13 @@ fn load(dir: &Path, variant: Variant, m: Material) -> Result<Slice, String> {
     };
     let wdl: Vec<u8> = values(&wdl_file)?.into_iter().map(|v| v as u8).collect();
     let dtw = values(&dtw_file)?;
+    let dtc = values(&dtc_file)?;
     let (read, (threat, forced)) = with_rules!(variant, R => read_mask::<R>(m, wdl.len()));
     Ok(Slice {
         material: m,
         wdl,
         dtw,
+        dtc,
         read,
         threat,
         forced,
@@ -480,7 +509,13 @@ fn stored_values(slice: &Slice, way: &Way, kind: FileKind) -> (Vec<u16>, u8, u64
                     "{}: index {i}: distance {d} of the wrong parity",
                     slice.material
                 );
-                Some(if way.half { d >> 1 } else { d })
+                Some(if way.residual {
+                    d.wrapping_sub(slice.dtc[i])
+                } else if way.half {
+                    d >> 1
+                } else {
+                    d
+                })
             }
         }
     };
