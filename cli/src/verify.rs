@@ -33,14 +33,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let (mut bad, mut checked, mut missing) = (0, 0, 0);
     for variant in variants(&dir, args.variant) {
         let present = slices(&dir, variant)?;
-        let asked: Vec<Material> = if args.slice.is_empty() {
-            present.clone()
+        let (asked, absent) = if args.slice.is_empty() {
+            (present.clone(), missing_slices(&tb, variant, &present))
         } else {
-            present
-                .iter()
-                .copied()
-                .filter(|m| args.slice.contains(m))
-                .collect()
+            split_asked(&args.slice, &present)
         };
         // A slice and its twin are checked together; the twin's verdict waits for its turn.
         let mut waiting: BTreeMap<Material, String> = BTreeMap::new();
@@ -60,19 +56,6 @@ pub fn run(args: Args) -> Result<(), CliError> {
             }
             print_out(&format!("{variant} {m} {verdict}\n"))?;
         }
-        let absent = if args.slice.is_empty() {
-            missing_slices(&tb, variant, &present)
-        } else {
-            let mut absent: Vec<Material> = args
-                .slice
-                .iter()
-                .copied()
-                .filter(|m| !present.contains(m))
-                .collect();
-            absent.sort_by_key(|m| (m.pieces(), *m));
-            absent.dedup();
-            absent
-        };
         for m in absent {
             missing += 1;
             print_out(&format!("{variant} {m} missing\n"))?;
@@ -94,6 +77,24 @@ pub fn run(args: Args) -> Result<(), CliError> {
         Some(message) => Err(CliError { message, code: 1 }),
         None => Ok(()),
     }
+}
+
+/// Of the slices `asked` for, those `present` (in its order) and those absent (in key
+/// order).
+fn split_asked(asked: &[Material], present: &[Material]) -> (Vec<Material>, Vec<Material>) {
+    let mut absent: Vec<Material> = asked
+        .iter()
+        .copied()
+        .filter(|m| !present.contains(m))
+        .collect();
+    absent.sort_by_key(|m| (m.pieces(), *m));
+    absent.dedup();
+    let found = present
+        .iter()
+        .copied()
+        .filter(|m| asked.contains(m))
+        .collect();
+    (found, absent)
 }
 
 /// The slices of `variant` with as many pieces as some slice present that lack a file,
