@@ -65,6 +65,16 @@ enum Fill {
     Majority,
 }
 
+/// What a distance file stores of each distance to win.
+#[derive(Clone, Copy)]
+enum Distance {
+    Whole,
+    /// Halved: the win/draw/loss value gives the parity back.
+    Half,
+    /// Less the position's distance to conversion.
+    LessDtc,
+}
+
 /// How a block's packed values are coded.
 #[derive(Clone, Copy)]
 enum Coder {
@@ -77,10 +87,9 @@ enum Coder {
 struct Way {
     name: &'static str,
     fill: Fill,
-    /// Distances: halved, rank-coded, less the distance to conversion.
-    half: bool,
+    /// Distances: what is stored of each, and whether it is rank-coded.
+    distance: Distance,
     rank: bool,
-    residual: bool,
     coder: Coder,
     block: usize,
     /// Positions where the side not to move could capture are not read either (a probe
@@ -94,9 +103,8 @@ const fn way(name: &'static str, fill: Fill, coder: Coder, block: usize) -> Way 
     Way {
         name,
         fill,
-        half: false,
+        distance: Distance::Whole,
         rank: false,
-        residual: false,
         coder,
         block,
         threats: None,
@@ -145,49 +153,85 @@ const WDL_WAYS: [Way; 12] = [
     ),
 ];
 
-const fn dtw_way(name: &'static str, half: bool, rank: bool, coder: Coder, block: usize) -> Way {
+const fn dtw_way(
+    name: &'static str,
+    distance: Distance,
+    rank: bool,
+    coder: Coder,
+    block: usize,
+) -> Way {
     Way {
         name,
         fill: Fill::Previous,
-        half,
+        distance,
         rank,
-        residual: false,
         coder,
         block,
         threats: None,
     }
 }
 
-const fn residual(w: Way, name: &'static str) -> Way {
-    Way {
-        name,
-        residual: true,
-        ..w
-    }
-}
-
 const DTW_WAYS: [Way; 10] = [
-    dtw_way("prev z6 16K", false, false, Coder::Zstd(6), 16 * K),
-    dtw_way("half z6 16K", true, false, Coder::Zstd(6), 16 * K),
-    dtw_way("half rank z6 16K", true, true, Coder::Zstd(6), 16 * K),
-    dtw_way("half rank z12 16K", true, true, Coder::Zstd(12), 16 * K),
-    dtw_way("half rank z12 64K", true, true, Coder::Zstd(12), 64 * K),
-    dtw_way("half rank z19 64K", true, true, Coder::Zstd(19), 64 * K),
-    residual(
-        dtw_way("", false, false, Coder::Zstd(6), 16 * K),
+    dtw_way(
+        "prev z6 16K",
+        Distance::Whole,
+        false,
+        Coder::Zstd(6),
+        16 * K,
+    ),
+    dtw_way("half z6 16K", Distance::Half, false, Coder::Zstd(6), 16 * K),
+    dtw_way(
+        "half rank z6 16K",
+        Distance::Half,
+        true,
+        Coder::Zstd(6),
+        16 * K,
+    ),
+    dtw_way(
+        "half rank z12 16K",
+        Distance::Half,
+        true,
+        Coder::Zstd(12),
+        16 * K,
+    ),
+    dtw_way(
+        "half rank z12 64K",
+        Distance::Half,
+        true,
+        Coder::Zstd(12),
+        64 * K,
+    ),
+    dtw_way(
+        "half rank z19 64K",
+        Distance::Half,
+        true,
+        Coder::Zstd(19),
+        64 * K,
+    ),
+    dtw_way(
         "less dtc z6 16K",
+        Distance::LessDtc,
+        false,
+        Coder::Zstd(6),
+        16 * K,
     ),
-    residual(
-        dtw_way("", false, true, Coder::Zstd(6), 16 * K),
+    dtw_way(
         "less dtc rank z6 16K",
+        Distance::LessDtc,
+        true,
+        Coder::Zstd(6),
+        16 * K,
     ),
-    residual(
-        dtw_way("", false, true, Coder::Zstd(12), 16 * K),
+    dtw_way(
         "less dtc rank z12 16K",
+        Distance::LessDtc,
+        true,
+        Coder::Zstd(12),
+        16 * K,
     ),
     dtw_way(
         "half rank dict z12 16K",
-        true,
+        Distance::Half,
         true,
         Coder::ZstdDict(12),
         16 * K,
@@ -509,12 +553,10 @@ fn stored_values(slice: &Slice, way: &Way, kind: FileKind) -> (Vec<u16>, u8, u64
                     "{}: index {i}: distance {d} of the wrong parity",
                     slice.material
                 );
-                Some(if way.residual {
-                    d.wrapping_sub(slice.dtc[i])
-                } else if way.half {
-                    d >> 1
-                } else {
-                    d
+                Some(match way.distance {
+                    Distance::Whole => d,
+                    Distance::Half => d >> 1,
+                    Distance::LessDtc => d.wrapping_sub(slice.dtc[i]),
                 })
             }
         }
