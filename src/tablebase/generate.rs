@@ -43,6 +43,10 @@ pub const BUILD_CACHE_BYTES: usize = 1 << 30;
 pub const LEVEL_BYTES_PER_POSITION: u64 = 2;
 /// Bytes a build keeps per block of positions of a level.
 pub const LEVEL_BYTES_PER_BLOCK: u64 = 16;
+/// Positions of the level being solved whose distances to conversion and rule results,
+/// compressed as each batch of units is solved, take at most a byte (English 2211+1122:
+/// 0.17 bytes a position for the two).
+pub const PACKED_POSITIONS_PER_BYTE: u64 = 4;
 
 /// Bytes a build holds besides its levels and the cache: code, threads, input maps, the
 /// buffers that write the files, the units' scratch. Calibrated by the peak RSS of a whole
@@ -91,35 +95,40 @@ pub fn estimate<R: Rules>(job: &SliceJob) -> Estimate {
         .map(|l| placements.level_size_bound(l))
         .collect();
     // Levels are solved from the highest down: level `l` is solved while level `l + 1` is
-    // read, then packed with its distances to conversion and rule results. Under the
-    // variant's default rules, a job under a material count (or none) reads the rule results
-    // of the level above too and walks its units for them; one under a quiet count derives
-    // its own (it reads them only where a conversion leads to a cursed win or a blessed
-    // loss, which this does not foresee). The units being solved (a placement and its twin
-    // each; kings only: the whole slice pair) hold their distances to conversion and rule
-    // results uncompressed, 4 bytes a position, and the rule walk's scratch where rules are
-    // not derived (moves left, exits' distances, the positions resolved at each ply: 18 bytes
-    // more); counted here in values of 2 bytes.
+    // read, then packed with its distances to conversion and rule results, which are held
+    // compressed while it is solved. Under the variant's default rules a job reads the rule
+    // results of the level above too and walks its units for them, unless a quiet count
+    // governs it and neither its inputs nor its levels hold a result drawn by the counts
+    // (then it derives its own). Only the build finds that out: a job with men is counted
+    // as walking (English 2212+1222 does: its inputs hold cursed wins); a job of kings only
+    // under a quiet count as deriving (its inputs are kings only too, and every such job
+    // of English up to 7 pieces derives; one that walks needs 18 bytes a position more).
+    // The units being solved (a placement and its twin each; kings only: the whole slice
+    // pair) hold their distances to conversion and rule results uncompressed, 4 bytes a
+    // position, and the rule walk's scratch (moves left, exits' distances, the positions
+    // resolved at each ply: 18 bytes more); counted here in values of 2 bytes.
+    let rule_set = RuleSet::default_for(R::VARIANT);
     let [a, b] = job.key().sides();
-    let reads_rules = !matches!(
-        RuleSet::default_for(R::VARIANT).governing(a, b),
-        Governing::Quiet(Some(_))
-    ) && rule_set_byte(RuleSet::default_for(R::VARIANT)).is_some();
+    let reads_rules = rule_set_byte(rule_set).is_some()
+        && (job.key().men() > 0 || !matches!(rule_set.governing(a, b), Governing::Quiet(Some(_))));
     let above_factor = if reads_rules { 2 } else { 1 };
     let unit_values = if reads_rules { 11 } else { 2 };
     let in_flight = unit_values * 2 * placements.kings_per_placement();
-    let kept = sizes
+    // (values kept, positions of the level being solved)
+    let (kept, solving) = sizes
         .windows(2)
-        .map(|w| w[0] + (above_factor * w[1] + in_flight).max(w[0]))
-        .chain(sizes.last().map(|&s| s + in_flight.max(s)))
+        .map(|w| (w[0] + (above_factor * w[1] + in_flight).max(w[0]), w[0]))
+        .chain(sizes.last().map(|&s| (s + in_flight.max(s), s)))
         .max()
-        .unwrap_or(0)
-        .min((1 + above_factor) * positions + in_flight);
+        .map_or((0, 0), |(k, s)| {
+            (k.min((1 + above_factor) * positions + in_flight), s)
+        });
     let blocks = kept.div_ceil(placements.kings_per_placement().max(1));
     Estimate {
         positions,
         memory_bytes: kept * LEVEL_BYTES_PER_POSITION
             + blocks * LEVEL_BYTES_PER_BLOCK
+            + solving.div_ceil(PACKED_POSITIONS_PER_BYTE)
             + BUILD_CACHE_BYTES as u64
             + BUILD_BASE_BYTES,
         core_seconds: positions as f64 / positions_per_core_second::<R>(job),

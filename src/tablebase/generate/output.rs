@@ -411,9 +411,11 @@ thread_local! {
         const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// A block's bytes as a zstd frame at `level`.
+/// A block's bytes as a zstd frame at `level`, holding no more memory than its length:
+/// zstd gives a buffer of the input's worst-case size, and the packed batches of a level are
+/// kept while it is solved (English 2212+1222 peaked about 0.6 GiB higher before).
 pub(crate) fn compress(raw: &[u8], level: i32) -> Vec<u8> {
-    COMPRESSORS
+    let mut frame = COMPRESSORS
         .with_borrow_mut(|contexts| {
             let at = match contexts.iter().position(|(l, _)| *l == level) {
                 Some(at) => at,
@@ -425,7 +427,9 @@ pub(crate) fn compress(raw: &[u8], level: i32) -> Vec<u8> {
             };
             contexts[at].1.compress(raw)
         })
-        .expect("zstd compresses any input in memory")
+        .expect("zstd compresses any input in memory");
+    frame.shrink_to_fit();
+    frame
 }
 
 /// A table file written block by block: the header and block table are written last, into
