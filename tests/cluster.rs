@@ -212,11 +212,11 @@ fn generate_plan_gives_memory_and_one_core_time() {
         "--plan",
     ]));
     assert!(big.contains(
-        "2213+1322 pieces 8 positions 25138058400 memory 17.20 GiB one-core 4.7 h inputs"
+        "2213+1322 pieces 8 positions 25138058400 memory 12.84 GiB one-core 4.7 h inputs"
     ));
     assert!(big.ends_with(
         "total jobs 210 positions 486933853135 core-hours 90.4; largest 2312+1223 memory \
-         17.20 GiB one-core 4.7 h\n"
+         12.84 GiB one-core 4.7 h\n"
     ));
 }
 

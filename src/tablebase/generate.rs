@@ -38,14 +38,14 @@ pub const BUILD_CACHE_BYTES: usize = 1 << 30;
 /// Bytes a build holds per position of the levels it keeps: the value (2), and the key and
 /// place of each block of positions (16 bytes a block). A solved level's distances to
 /// conversion and rule results are held compressed, then as many bytes again while they
-/// are packed; the level above's rule results are held too where the level below cannot
-/// derive its own (see [`estimate`]).
+/// are packed (see [`estimate`]).
 pub const LEVEL_BYTES_PER_POSITION: u64 = 2;
 /// Bytes a build keeps per block of positions of a level.
 pub const LEVEL_BYTES_PER_BLOCK: u64 = 16;
-/// Positions of the level being solved whose distances to conversion and rule results,
-/// compressed as each batch of units is solved, take at most a byte (English 2211+1122:
-/// 0.17 bytes a position for the two).
+/// Positions whose distances to conversion and rule results, compressed, take at most a
+/// byte: those of the level being solved, as each batch of units is solved, and the rule
+/// results of the level above where the level below cannot derive its own (English
+/// 2211+1122: 0.17 bytes a position for the two).
 pub const PACKED_POSITIONS_PER_BYTE: u64 = 4;
 
 /// Bytes a build holds besides its levels and the cache: code, threads, input maps, the
@@ -97,13 +97,13 @@ pub fn estimate<R: Rules>(job: &SliceJob) -> Estimate {
     // Levels are solved from the highest down: level `l` is solved while level `l + 1` is
     // read, then packed with its distances to conversion and rule results, which are held
     // compressed while it is solved. Under the variant's default rules a job reads the rule
-    // results of the level above too and walks its units for them, unless a quiet count
-    // governs it and neither its inputs nor its levels hold a result drawn by the counts
-    // (then it derives its own). Only the build finds that out: a job with men is counted
-    // as walking (English 2212+1222 does: its inputs hold cursed wins); a job of kings only
-    // under a quiet count as deriving (its inputs are kings only too, and every such job
-    // of English up to 7 pieces derives; one that walks needs 18 bytes a position more).
-    // The units being solved (a placement and its twin each; kings only: the whole slice
+    // results of the level above too (kept compressed where a unit fills a batch) and
+    // walks its units for them, unless a quiet count governs it and neither its inputs nor
+    // its levels hold a result drawn by the counts (then it derives its own). Only the
+    // build finds that out: a job with men is counted as walking (English 2212+1222 does:
+    // its inputs hold cursed wins); a job of kings only under a quiet count as deriving (its
+    // inputs are kings only too, and every such job of English up to 7 pieces derives; one
+    // that walks needs 18 bytes a position more). The units being solved (a placement and its twin each; kings only: the whole slice
     // pair) hold their distances to conversion and rule results uncompressed, 4 bytes a
     // position, and the rule walk's scratch (moves left, exits' distances, the positions
     // resolved at each ply: 18 bytes more); counted here in values of 2 bytes.
@@ -111,24 +111,27 @@ pub fn estimate<R: Rules>(job: &SliceJob) -> Estimate {
     let [a, b] = job.key().sides();
     let reads_rules = rule_set_byte(rule_set).is_some()
         && (job.key().men() > 0 || !matches!(rule_set.governing(a, b), Governing::Quiet(Some(_))));
-    let above_factor = if reads_rules { 2 } else { 1 };
     let unit_values = if reads_rules { 11 } else { 2 };
     let in_flight = unit_values * 2 * placements.kings_per_placement();
-    // (values kept, positions of the level being solved)
-    let (kept, solving) = sizes
+    // The level above's rule results are kept decompressed where a batch holds many units.
+    let plain_rules = reads_rules && !solve::KeptRules::packed(placements.kings_per_placement());
+    // (values kept, positions whose distances or rule results are kept compressed)
+    let (kept, packed) = sizes
         .windows(2)
-        .map(|w| (w[0] + (above_factor * w[1] + in_flight).max(w[0]), w[0]))
+        .map(|w| match (reads_rules, plain_rules) {
+            (_, true) => (w[0] + (2 * w[1] + in_flight).max(w[0]), w[0]),
+            (true, false) => (w[0] + (w[1] + in_flight).max(w[0]), w[0] + w[1]),
+            (false, _) => (w[0] + (w[1] + in_flight).max(w[0]), w[0]),
+        })
         .chain(sizes.last().map(|&s| (s + in_flight.max(s), s)))
         .max()
-        .map_or((0, 0), |(k, s)| {
-            (k.min((1 + above_factor) * positions + in_flight), s)
-        });
+        .map_or((0, 0), |(k, p)| (k.min(3 * positions + in_flight), p));
     let blocks = kept.div_ceil(placements.kings_per_placement().max(1));
     Estimate {
         positions,
         memory_bytes: kept * LEVEL_BYTES_PER_POSITION
             + blocks * LEVEL_BYTES_PER_BLOCK
-            + solving.div_ceil(PACKED_POSITIONS_PER_BYTE)
+            + packed.div_ceil(PACKED_POSITIONS_PER_BYTE)
             + BUILD_CACHE_BYTES as u64
             + BUILD_BASE_BYTES,
         core_seconds: positions as f64 / positions_per_core_second::<R>(job),
@@ -339,7 +342,7 @@ fn build_into<R: Rules>(
     let mut above_drawn = false;
     // The level above: its number, values and (when the level below cannot derive its own)
     // rule results.
-    let mut above: Option<(usize, Level, Option<Level>)> = None;
+    let mut above: Option<(usize, Level, Option<solve::KeptRules>)> = None;
     let slices = job.slices.len();
     for (done, level) in (0..levels).rev().enumerate() {
         progress.parts(done as u64, levels as u64);
@@ -365,11 +368,20 @@ fn build_into<R: Rules>(
             &solved.dtc.level(&work.placements),
             slices,
         )?;
-        // This level's rule results are packed now; kept decompressed for the level below
+        // This level's rule results are packed now; kept, compressed, for the level below
         // only when that one cannot derive its own.
-        let rules = solved.rules.level(&work.placements);
-        packed.add(level, Stream::Rules, &rules, slices)?;
-        let kept = (work.rules.is_some() && (above_drawn || !inputs_derive)).then_some(rules);
+        packed.add(
+            level,
+            Stream::Rules,
+            &solved.rules.level(&work.placements),
+            slices,
+        )?;
+        let kept = (work.rules.is_some() && (above_drawn || !inputs_derive)).then(|| {
+            match solve::KeptRules::packed(work.kings()) {
+                true => solve::KeptRules::Packed(solved.rules),
+                false => solve::KeptRules::Plain(solved.rules.level(&work.placements)),
+            }
+        });
         above = Some((level, solved.values, kept));
     }
     if let Some((n, finished, _)) = above.take() {

@@ -411,6 +411,12 @@ impl Place {
     pub fn in_batch(self) -> usize {
         self.at
     }
+
+    /// The batch of its level that holds the position.
+    #[inline(always)]
+    pub fn batch(self) -> usize {
+        self.batch
+    }
 }
 
 /// Levels read by placement, with the placements lately read: the positions of one

@@ -305,6 +305,24 @@ pub(crate) fn decompress(bytes: &[u8], capacity: usize) -> std::io::Result<Vec<u
     })
 }
 
+/// The zstd frame `bytes` decoded into `out`, replacing what it held, at most `capacity`
+/// bytes; `out` keeps its allocation from call to call.
+pub(crate) fn decompress_into(
+    bytes: &[u8],
+    capacity: usize,
+    out: &mut Vec<u8>,
+) -> std::io::Result<usize> {
+    DECOMPRESSOR.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let d = match &mut *cell {
+            Some(d) => d,
+            None => cell.insert(zstd::bulk::Decompressor::new()?),
+        };
+        out.reserve(capacity);
+        d.decompress_to_buffer(bytes, out)
+    })
+}
+
 /// Fills `buf` from `file` at `offset`; a file that ends first is truncated.
 fn read_at(file: &File, path: &Path, buf: &mut [u8], offset: u64) -> Result<(), TableError> {
     file.read_exact_at(buf, offset).map_err(|e| match e.kind() {

@@ -5,12 +5,11 @@
 //! a material count runs beside the quiet count, layer by layer of the quiet plies left
 //! ([`unit_rules_layered`]).
 
-use super::super::levels::Above;
 use super::super::outcome::{Outcome, Wdl};
 use super::super::rule_result::{Moves, RuleCategory, RuleResult};
 use super::super::two_counts::next_layer;
 use super::GenerateError;
-use super::solve::{CODE, Job, Unit, king_successor_in_unit, predecessors_in_unit};
+use super::solve::{CODE, Job, RulesAbove, Unit, king_successor_in_unit, predecessors_in_unit};
 use crate::rules::{Geometry, Governing, MoveList, Position, Rules, generate};
 use crate::tablebase::index::MoverFrame;
 
@@ -56,7 +55,7 @@ fn exits<R: Rules>(
     job: &Job<'_, R>,
     slice: u8,
     pos: &Position<R>,
-    above: &mut Above<'_, 1>,
+    above: &mut RulesAbove<'_>,
     list: &mut MoveList,
 ) -> Result<Exits, GenerateError> {
     let rules = job
@@ -106,7 +105,7 @@ pub(super) fn closed_rule<R: Rules>(
     slice: u8,
     pos: &Position<R>,
     plain: Outcome,
-    above: &mut Above<'_, 1>,
+    above: &mut RulesAbove<'_>,
     list: &mut MoveList,
 ) -> Result<u16, GenerateError> {
     // A plain draw is a draw under the rules: they only add draws.
@@ -164,7 +163,7 @@ pub(super) fn unit_rules<R: Rules>(
     keys: &[u64],
     state: &[u16],
     rules: &mut [u16],
-    above: &mut Above<'_, 1>,
+    above: &mut RulesAbove<'_>,
     list: &mut MoveList,
     s: &mut RuleScratch,
 ) -> Result<(), GenerateError> {
@@ -282,7 +281,7 @@ fn unit_rules_layered<R: Rules>(
     unit: &Unit<'_>,
     state: &[u16],
     rules: &mut [u16],
-    above: &mut Above<'_, 1>,
+    above: &mut RulesAbove<'_>,
     list: &mut MoveList,
     s: &mut RuleScratch,
 ) -> Result<(), GenerateError> {

@@ -25,7 +25,7 @@ use super::super::index::{KingArrangements, MoverFrame, SliceIndex};
 use super::super::levels::{Above, Level, Member, Placements};
 use super::super::outcome::{Outcome, Wdl};
 use super::super::probe::Tablebase;
-use super::super::table::decompress;
+use super::super::table::decompress_into;
 use super::GenerateError;
 use super::rules::{RuleScratch, closed_rule, derived_rule, unit_rules};
 use crate::rules::{
@@ -181,25 +181,115 @@ impl PackedBatches {
     }
 
     /// The level they make, decompressed.
-    pub fn level<R: Rules>(self, placements: &Placements<R>) -> Level {
+    pub fn level<R: Rules>(&self, placements: &Placements<R>) -> Level {
         let batches = self
             .batches
-            .into_iter()
+            .iter()
             .map(|frames| {
                 let mut values = Vec::with_capacity(frames.iter().map(|f| f.0).sum());
-                for (n, packed) in frames {
-                    let bytes = decompress(&packed, 2 * n)
-                        .expect("a batch decompresses to what was compressed");
-                    values.extend(
-                        bytes
-                            .chunks_exact(2)
-                            .map(|b| u16::from_le_bytes([b[0], b[1]])),
-                    );
+                for frame in frames {
+                    values.extend(Self::unpack(frame));
                 }
                 values
             })
             .collect();
-        placements.level(self.blocks, batches)
+        placements.level(self.blocks.clone(), batches)
+    }
+
+    /// The values of one frame.
+    fn unpack(frame: &(usize, Vec<u8>)) -> Vec<u16> {
+        let mut bytes = Vec::new();
+        Self::unpack_into(frame, &mut bytes);
+        bytes
+            .chunks_exact(2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+            .collect()
+    }
+
+    /// The bytes of one frame (two a value, little-endian) into `bytes`, replacing them.
+    fn unpack_into((n, packed): &(usize, Vec<u8>), bytes: &mut Vec<u8>) {
+        bytes.clear();
+        decompress_into(packed, 2 * n, bytes).expect("a batch decompresses to what was compressed");
+    }
+}
+
+/// The rule results of a level kept for the level below, which reads them where it cannot
+/// derive its own.
+pub(super) enum KeptRules {
+    /// Decompressed: where batches hold many units, the units a batch reads above it are
+    /// spread over many batches.
+    Plain(Level),
+    /// Packed a batch at a time: where a unit is a batch of its own, it reads the few units
+    /// above that its men's steps lead to, and a tenth of a byte a position is kept instead
+    /// of two.
+    Packed(PackedBatches),
+}
+
+impl KeptRules {
+    /// Whether a level of `kings` positions a placement keeps its rule results packed: one
+    /// placement fills a batch.
+    pub fn packed(kings: u64) -> bool {
+        kings >= BATCH_POSITIONS
+    }
+}
+
+/// The rule results of the level above, read where its values are (the same blocks, so the
+/// same places); packed ones a frame at a time, the frames lately read kept unpacked.
+pub(super) struct RulesAbove<'a> {
+    places: Above<'a, 1>,
+    rules: Option<&'a KeptRules>,
+    /// Frames lately unpacked: (batch, frame in the batch) and its bytes.
+    unpacked: Vec<((usize, usize), Vec<u8>)>,
+    next: usize,
+}
+
+impl<'a> RulesAbove<'a> {
+    /// Frames kept unpacked: more than the units above that one unit's men's steps lead to.
+    const FRAMES: usize = 16;
+
+    /// The rule results `rules` of the level `above`, if the level below reads them.
+    pub fn new(above: Option<&'a Level>, rules: Option<&'a KeptRules>) -> Self {
+        RulesAbove {
+            places: Above::new([above]),
+            rules,
+            unpacked: Vec::new(),
+            next: 0,
+        }
+    }
+
+    /// The rule result code of `frame`, a position of slice `slice` (indexed by `index`),
+    /// if its placement is in the level above.
+    pub fn value<R: Rules>(
+        &mut self,
+        index: &SliceIndex<R>,
+        slice: u8,
+        frame: &MoverFrame,
+    ) -> Option<u16> {
+        let rules = self.rules?;
+        let place = self.places.place(index, slice, frame)?;
+        let packed = match rules {
+            KeptRules::Plain(level) => return Some(level.at(place)),
+            KeptRules::Packed(packed) => packed,
+        };
+        let at = place.in_batch();
+        let key = (place.batch(), at / FRAME_VALUES);
+        let found = match self.unpacked.iter().position(|(k, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                let frame = packed.batches.get(key.0)?.get(key.1)?;
+                let i = self.next;
+                if i == self.unpacked.len() {
+                    self.unpacked.push((key, Vec::new()));
+                }
+                self.unpacked[i].0 = key;
+                PackedBatches::unpack_into(frame, &mut self.unpacked[i].1);
+                self.next = (i + 1) % Self::FRAMES;
+                i
+            }
+        };
+        let b = 2 * (at % FRAME_VALUES);
+        let bytes = self.unpacked[found].1.get(b..b + 2)?;
+        Some(u16::from_le_bytes([bytes[0], bytes[1]]))
     }
 }
 
@@ -211,7 +301,7 @@ pub(super) fn solve_level<R: Rules>(
     job: &Job<'_, R>,
     level: usize,
     above: Option<&Level>,
-    above_rules: Option<&Level>,
+    above_rules: Option<&KeptRules>,
     derived: bool,
 ) -> Result<Solved, GenerateError> {
     let members = job.placements.members(level);
@@ -243,7 +333,7 @@ pub(super) fn solve_level<R: Rules>(
         .par_iter()
         .map_init(Scratch::default, |scratch, batch| {
             let mut out = Out::default();
-            let mut above = [Above::new([above]), Above::new([above_rules])];
+            let mut above = (Above::new([above]), RulesAbove::new(above, above_rules));
             if closed {
                 for &m in &members[batch.clone()] {
                     solve_closed(job, m, &mut above, derived, scratch, &mut out)?;
@@ -396,7 +486,7 @@ fn final_dtc(outcome: Outcome) -> u16 {
 fn solve_closed<R: Rules>(
     job: &Job<'_, R>,
     m: Member,
-    [above, above_rules]: &mut [Above<'_, 1>; 2],
+    (above, above_rules): &mut (Above<'_, 1>, RulesAbove<'_>),
     derived: bool,
     scratch: &mut Scratch,
     out: &mut Out,
@@ -444,7 +534,7 @@ fn solve_closed<R: Rules>(
 fn solve_unit<R: Rules>(
     job: &Job<'_, R>,
     unit: &[Member],
-    [above, above_rules]: &mut [Above<'_, 1>; 2],
+    (above, above_rules): &mut (Above<'_, 1>, RulesAbove<'_>),
     derived: bool,
     scratch: &mut Scratch,
     out: &mut Out,
