@@ -103,10 +103,11 @@ pub fn estimate<R: Rules>(job: &SliceJob) -> Estimate {
     // build finds that out: a job with men is counted as walking (English 2212+1222 does:
     // its inputs hold cursed wins); a job of kings only under a quiet count as deriving (its
     // inputs are kings only too, and every such job of English up to 7 pieces derives; one
-    // that walks needs 18 bytes a position more). The units being solved (a placement and its twin each; kings only: the whole slice
-    // pair) hold their distances to conversion and rule results uncompressed, 4 bytes a
-    // position, and the rule walk's scratch (moves left, exits' distances, the positions
-    // resolved at each ply: 18 bytes more); counted here in values of 2 bytes.
+    // that walks needs 18 bytes a position more). The units being solved (a placement and
+    // its twin each; kings only: the whole slice pair) hold their distances to conversion
+    // and rule results uncompressed, 4 bytes a position, and the rule walk's scratch (moves
+    // left, exits' distances, the positions resolved at each ply: 18 bytes more); counted
+    // here in values of 2 bytes.
     let rule_set = RuleSet::default_for(R::VARIANT);
     let [a, b] = job.key().sides();
     let reads_rules = rule_set_byte(rule_set).is_some()
@@ -118,10 +119,10 @@ pub fn estimate<R: Rules>(job: &SliceJob) -> Estimate {
     // (values kept, positions whose distances or rule results are kept compressed)
     let (kept, packed) = sizes
         .windows(2)
-        .map(|w| match (reads_rules, plain_rules) {
-            (_, true) => (w[0] + (2 * w[1] + in_flight).max(w[0]), w[0]),
-            (true, false) => (w[0] + (w[1] + in_flight).max(w[0]), w[0] + w[1]),
-            (false, _) => (w[0] + (w[1] + in_flight).max(w[0]), w[0]),
+        .map(|w| {
+            let above = if plain_rules { 2 * w[1] } else { w[1] };
+            let packed_above = if reads_rules && !plain_rules { w[1] } else { 0 };
+            (w[0] + (above + in_flight).max(w[0]), w[0] + packed_above)
         })
         .chain(sizes.last().map(|&s| (s + in_flight.max(s), s)))
         .max()
@@ -370,16 +371,12 @@ fn build_into<R: Rules>(
         )?;
         // This level's rule results are packed now; kept, compressed, for the level below
         // only when that one cannot derive its own.
-        packed.add(
-            level,
-            Stream::Rules,
-            &solved.rules.level(&work.placements),
-            slices,
-        )?;
+        let rules = solved.rules.level(&work.placements);
+        packed.add(level, Stream::Rules, &rules, slices)?;
         let kept = (work.rules.is_some() && (above_drawn || !inputs_derive)).then(|| {
             match solve::KeptRules::packed(work.kings()) {
                 true => solve::KeptRules::Packed(solved.rules),
-                false => solve::KeptRules::Plain(solved.rules.level(&work.placements)),
+                false => solve::KeptRules::Plain(rules),
             }
         });
         above = Some((level, solved.values, kept));

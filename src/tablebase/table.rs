@@ -295,14 +295,9 @@ thread_local! {
 
 /// The zstd frame `bytes` decoded, at most `capacity` bytes.
 pub(crate) fn decompress(bytes: &[u8], capacity: usize) -> std::io::Result<Vec<u8>> {
-    DECOMPRESSOR.with(|cell| {
-        let mut cell = cell.borrow_mut();
-        let d = match &mut *cell {
-            Some(d) => d,
-            None => cell.insert(zstd::bulk::Decompressor::new()?),
-        };
-        d.decompress(bytes, capacity)
-    })
+    let mut out = Vec::new();
+    decompress_into(bytes, capacity, &mut out)?;
+    Ok(out)
 }
 
 /// The zstd frame `bytes` decoded into `out`, replacing what it held, at most `capacity`
@@ -318,6 +313,7 @@ pub(crate) fn decompress_into(
             Some(d) => d,
             None => cell.insert(zstd::bulk::Decompressor::new()?),
         };
+        out.clear();
         out.reserve(capacity);
         d.decompress_to_buffer(bytes, out)
     })

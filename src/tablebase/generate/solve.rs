@@ -182,13 +182,19 @@ impl PackedBatches {
 
     /// The level they make, decompressed.
     pub fn level<R: Rules>(&self, placements: &Placements<R>) -> Level {
+        let mut bytes = Vec::new();
         let batches = self
             .batches
             .iter()
             .map(|frames| {
                 let mut values = Vec::with_capacity(frames.iter().map(|f| f.0).sum());
                 for frame in frames {
-                    values.extend(Self::unpack(frame));
+                    Self::unpack_into(frame, &mut bytes);
+                    values.extend(
+                        bytes
+                            .chunks_exact(2)
+                            .map(|b| u16::from_le_bytes([b[0], b[1]])),
+                    );
                 }
                 values
             })
@@ -196,19 +202,8 @@ impl PackedBatches {
         placements.level(self.blocks.clone(), batches)
     }
 
-    /// The values of one frame.
-    fn unpack(frame: &(usize, Vec<u8>)) -> Vec<u16> {
-        let mut bytes = Vec::new();
-        Self::unpack_into(frame, &mut bytes);
-        bytes
-            .chunks_exact(2)
-            .map(|b| u16::from_le_bytes([b[0], b[1]]))
-            .collect()
-    }
-
     /// The bytes of one frame (two a value, little-endian) into `bytes`, replacing them.
     fn unpack_into((n, packed): &(usize, Vec<u8>), bytes: &mut Vec<u8>) {
-        bytes.clear();
         decompress_into(packed, 2 * n, bytes).expect("a batch decompresses to what was compressed");
     }
 }
