@@ -405,7 +405,7 @@ struct Scratch {
     /// The members' keys, in order.
     keys: Vec<u64>,
     /// Predecessors of resolved positions, and whether the position was lost.
-    preds: Vec<(usize, bool)>,
+    preds: Vec<Pred>,
     /// The spans with positions to walk back from at the current ply.
     due: Vec<usize>,
     /// Per [`SPAN`] positions of the unit, the least distance resolved there and not yet
@@ -415,6 +415,34 @@ struct Scratch {
     rules: RuleScratch,
 }
 
+/// A predecessor (a position of the unit) of a resolved position, and whether that
+/// position was lost, in 8 bytes: a window's gathered predecessors are the largest scratch.
+#[derive(Copy, Clone)]
+struct Pred(u64);
+
+impl Pred {
+    /// Predecessor `at`, of a position that was lost when `lost`.
+    #[inline(always)]
+    fn new(at: usize, lost: bool) -> Pred {
+        Pred((at as u64) << 1 | lost as u64)
+    }
+
+    /// The predecessor's place in the unit.
+    #[inline(always)]
+    fn at(self) -> usize {
+        (self.0 >> 1) as usize
+    }
+
+    /// Whether the position it leads to was lost.
+    #[inline(always)]
+    fn lost(self) -> bool {
+        self.0 & 1 != 0
+    }
+}
+
+/// The predecessors one thread gathered, by part of the unit.
+type Buckets = Vec<Vec<Pred>>;
+
 /// Positions a [`Scratch::summary`] entry covers.
 const SPAN: usize = 64;
 const NOTHING_PENDING: u16 = u16::MAX;
@@ -422,7 +450,10 @@ const NOTHING_PENDING: u16 = u16::MAX;
 const PARALLEL_UNIT: usize = 1 << 18;
 /// Spans walked back from at a time: their predecessors are gathered, then walked to.
 const SERIAL_WINDOW: usize = 16;
-const PARALLEL_WINDOW: usize = 1 << 12;
+/// Spans at a time in a unit all threads solve: their predecessors, gathered at once, take
+/// about 8 bytes times the moves into the window's resolved positions (some tens each), a
+/// few tens of MB at most.
+const PARALLEL_WINDOW: usize = 1 << 10;
 /// How far ahead of its use a predecessor's state is asked for.
 const PREFETCH_AHEAD: usize = 8;
 
@@ -633,6 +664,11 @@ fn solve_unit<R: Rules>(
         most
     };
     seeds.sort_unstable();
+    // Per thread, the predecessors it gathers for each part: kept from window to window.
+    let mut gathered: Vec<Buckets> = match parts {
+        1 => Vec::new(),
+        _ => vec![vec![Vec::new(); parts]; threads],
+    };
     let mut next_seed = 0;
     let mut ply: u16 = 0;
     while ply <= most || next_seed < seeds.len() {
@@ -680,14 +716,13 @@ fn solve_unit<R: Rules>(
                 most = most.max(pending.most);
                 continue;
             }
-            let gathered: Vec<Vec<Vec<(usize, bool)>>> = window
+            gathered.iter_mut().flatten().for_each(Vec::clear);
+            window
                 .par_chunks(window.len().div_ceil(threads))
-                .map(|spans| {
-                    let mut buckets = vec![Vec::new(); parts];
-                    gather(job, &unit, keys, state, spans, ply, &mut buckets, part_len);
-                    buckets
-                })
-                .collect();
+                .zip(gathered.par_iter_mut())
+                .for_each(|(spans, buckets)| {
+                    gather(job, &unit, keys, state, spans, ply, buckets, part_len)
+                });
             let walked = state
                 .par_chunks_mut(part_len)
                 .zip(summary.par_chunks_mut(part_len / SPAN))
@@ -775,7 +810,7 @@ fn conversions<R: Rules>(
     state: &[u16],
     dtc: &mut [u16],
     summary: &mut Vec<u16>,
-    preds: &mut Vec<(usize, bool)>,
+    preds: &mut Vec<Pred>,
     due: &mut Vec<usize>,
     part_len: usize,
 ) -> Result<(), GenerateError> {
@@ -817,6 +852,13 @@ fn conversions<R: Rules>(
         }
     }));
     let parts = dtc.len().div_ceil(part_len);
+    // Per thread, the spans it gathered from with the least distance left in each, and the
+    // predecessors it gathered for each part: kept from window to window.
+    let mut gathered: Vec<(Vec<(usize, u16)>, Buckets)> = match parts {
+        1 => Vec::new(),
+        _ => vec![(Vec::new(), vec![Vec::new(); parts]); rayon::current_num_threads()],
+    };
+    let threads = gathered.len();
     while let Some(ply) = summary
         .iter()
         .copied()
@@ -835,7 +877,7 @@ fn conversions<R: Rules>(
             for &span in due.iter() {
                 preds.clear();
                 let later = gather_converted(job, unit, keys, state, dtc, span, ply, |at, lost| {
-                    preds.push((at, lost))
+                    preds.push(Pred::new(at, lost))
                 });
                 summary[span] = later;
                 walk_back_converted(state, dtc, summary, 0, preds, next);
@@ -844,23 +886,23 @@ fn conversions<R: Rules>(
         }
         // A large unit: at each ply, all threads gather the predecessors of a window of
         // spans by part, then each thread walks to those of one part.
-        let threads = rayon::current_num_threads();
         for window in due.chunks(PARALLEL_WINDOW) {
-            let gathered: Vec<_> = window
+            for (later, buckets) in gathered.iter_mut() {
+                later.clear();
+                buckets.iter_mut().for_each(Vec::clear);
+            }
+            window
                 .par_chunks(window.len().div_ceil(threads))
-                .map(|spans| {
-                    let mut later = Vec::with_capacity(spans.len());
-                    let mut buckets = vec![Vec::new(); parts];
+                .zip(gathered.par_iter_mut())
+                .for_each(|(spans, (later, buckets))| {
                     for &span in spans {
                         let least =
                             gather_converted(job, unit, keys, state, dtc, span, ply, |at, lost| {
-                                buckets[at / part_len].push((at, lost))
+                                buckets[at / part_len].push(Pred::new(at, lost))
                             });
                         later.push((span, least));
                     }
-                    (later, buckets)
-                })
-                .collect();
+                });
             for &(span, least) in gathered.iter().flat_map(|g| &g.0) {
                 summary[span] = least;
             }
@@ -930,14 +972,15 @@ fn walk_back_converted(
     dtc: &mut [u16],
     summary: &mut [u16],
     offset: usize,
-    preds: &[(usize, bool)],
+    preds: &[Pred],
     next: u16,
 ) {
-    for (n, &(at, lost)) in preds.iter().enumerate() {
-        if let Some(&(ahead, _)) = preds.get(n + PREFETCH_AHEAD) {
-            prefetch(&dtc[ahead - offset]);
-            prefetch(&state[ahead]);
+    for (n, &pred) in preds.iter().enumerate() {
+        if let Some(ahead) = preds.get(n + PREFETCH_AHEAD) {
+            prefetch(&dtc[ahead.at() - offset]);
+            prefetch(&state[ahead.at()]);
         }
+        let (at, lost) = (pred.at(), pred.lost());
         let d = &mut dtc[at - offset];
         if *d & DTC_OPEN != 0 {
             let pred = solved_outcome(state[at]).wdl;
@@ -1051,7 +1094,7 @@ fn gather<R: Rules>(
     state: &[u16],
     spans: &[usize],
     ply: u16,
-    buckets: &mut [Vec<(usize, bool)>],
+    buckets: &mut [Vec<Pred>],
     part_len: usize,
 ) {
     let (win, loss) = (Outcome::win(ply).code(), Outcome::loss(ply).code());
@@ -1070,7 +1113,7 @@ fn gather<R: Rules>(
             found &= found - 1;
             let lost = state[i] & CODE == loss;
             predecessors_in_unit(job, unit, keys, i, |at, _| {
-                buckets[at / part_len].push((at, lost))
+                buckets[at / part_len].push(Pred::new(at, lost))
             });
         }
     }
@@ -1084,7 +1127,7 @@ fn walk_back_part<'p, R: Rules>(
     unit: &Unit<'_>,
     state: &mut [u16],
     pending: &mut Pending<'_>,
-    preds: impl IntoIterator<Item = &'p [(usize, bool)]>,
+    preds: impl IntoIterator<Item = &'p [Pred]>,
     spans: &[usize],
     ply: u16,
     above: &mut Above<'_, 1>,
@@ -1092,11 +1135,12 @@ fn walk_back_part<'p, R: Rules>(
 ) -> Result<(), GenerateError> {
     let offset = pending.offset;
     for preds in preds {
-        for (n, &(at, lost)) in preds.iter().enumerate() {
+        for (n, &pred) in preds.iter().enumerate() {
             // The reads miss the cache: ask for those a little ahead.
-            if let Some(&(ahead, _)) = preds.get(n + PREFETCH_AHEAD) {
-                prefetch(&state[ahead - offset]);
+            if let Some(ahead) = preds.get(n + PREFETCH_AHEAD) {
+                prefetch(&state[ahead.at() - offset]);
             }
+            let (at, lost) = (pred.at(), pred.lost());
             walk_back_to(job, unit, state, at, lost, ply, above, list, pending)?;
         }
     }
