@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering, fence};
 
 use memmap2::Mmap;
+use rayon::prelude::*;
 
 use super::format::{FileKind, HEADER_SIZE, Header, TableError, unpack, wdl_code};
 use super::material::Material;
@@ -259,9 +260,11 @@ impl TableFile {
         Err(TableError::BadBlock(self.path.clone(), b, what))
     }
 
-    /// Checks every block (checksum, decompression, length and values).
+    /// Checks every block (checksum, decompression, length and values), on all threads.
     pub fn check_blocks(&self) -> Result<(), TableError> {
-        (0..self.header.blocks).try_for_each(|b| self.decode_block(b).map(drop))
+        (0..self.header.blocks)
+            .into_par_iter()
+            .try_for_each(|b| self.decode_block(b).map(drop))
     }
 
     /// The stored value at `index` if its block is already decoded in `cache`; nothing is

@@ -27,6 +27,8 @@ const WDL_LEVEL: i32 = 12;
 const DTW_LEVEL: i32 = 6;
 /// zstd level of the packed levels (written once, read once).
 const PACK_LEVEL: i32 = 1;
+/// Bytes of values a packed stream's frames hold (the last of a stream fewer).
+const PACK_FRAME: usize = 1 << 19;
 /// Bytes of decoded values read ahead from each packed stream.
 const READ_BUFFER: usize = 1 << 16;
 /// Positions encoded at a time: a whole number of blocks of both kinds.
@@ -71,7 +73,9 @@ impl Packed {
         })
     }
 
-    /// Packs the values of `level` (number `n`) as stream `stream`.
+    /// Packs the values of `level` (number `n`) as stream `stream`: per slice, frames of
+    /// [`PACK_FRAME`] bytes compressed by all threads, a few per thread at a time, written
+    /// in order (a reader reads the frames as one stream).
     pub fn add(
         &mut self,
         n: usize,
@@ -79,35 +83,43 @@ impl Packed {
         level: &Level,
         slices: usize,
     ) -> Result<(), GenerateError> {
-        let io = |e| GenerateError::Io(self.path.clone(), e);
+        let in_flight = 2 * rayon::current_num_threads();
         for slice in 0..slices {
             let start = self.end;
-            let out = Segment {
-                file: &self.file,
-                at: start,
-                end: u64::MAX,
-            };
-            let mut encoder =
-                zstd::stream::write::Encoder::new(BufWriter::new(out), PACK_LEVEL).map_err(io)?;
-            let mut bytes = Vec::with_capacity(1 << 16);
+            let mut frames: Vec<Vec<u8>> = Vec::with_capacity(in_flight);
+            let mut raw = Vec::with_capacity(PACK_FRAME);
             for block in level.slice_values(slice as u8) {
                 for v in block {
-                    bytes.extend_from_slice(&v.to_le_bytes());
+                    raw.extend_from_slice(&v.to_le_bytes());
                 }
-                if bytes.len() >= 1 << 16 {
-                    encoder.write_all(&bytes).map_err(io)?;
-                    bytes.clear();
+                if raw.len() >= PACK_FRAME {
+                    frames.push(std::mem::replace(&mut raw, Vec::with_capacity(PACK_FRAME)));
+                    if frames.len() == in_flight {
+                        self.write_frames(&mut frames)?;
+                    }
                 }
             }
-            encoder.write_all(&bytes).map_err(io)?;
-            let written = encoder
-                .finish()
-                .map_err(io)?
-                .into_inner()
-                .map_err(|e| io(e.into_error()))?;
-            self.end = written.at;
+            frames.push(raw);
+            self.write_frames(&mut frames)?;
             self.streams[n][stream as usize][slice] = (start, self.end);
         }
+        Ok(())
+    }
+
+    /// Compresses `frames` (all threads) and appends them in order; empties `frames`.
+    fn write_frames(&mut self, frames: &mut Vec<Vec<u8>>) -> Result<(), GenerateError> {
+        let packed: Vec<Vec<u8>> = frames
+            .par_iter()
+            .filter(|raw| !raw.is_empty())
+            .map(|raw| compress(raw, PACK_LEVEL))
+            .collect();
+        for frame in packed {
+            self.file
+                .write_all_at(&frame, self.end)
+                .map_err(|e| GenerateError::Io(self.path.clone(), e))?;
+            self.end += frame.len() as u64;
+        }
+        frames.clear();
         Ok(())
     }
 
@@ -145,11 +157,18 @@ impl Packed {
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(io)
         };
-        let mut readers = [
-            readers(Stream::Values)?,
-            readers(Stream::Dtc)?,
-            readers(Stream::Rules)?,
-        ];
+        let mut values = SliceValues {
+            placements,
+            slice,
+            readers: [
+                readers(Stream::Values)?,
+                readers(Stream::Dtc)?,
+                readers(Stream::Rules)?,
+            ],
+            id: 0,
+            left: 0,
+            bytes: Vec::new(),
+        };
         let bits = |longest: u16| if longest <= u8::MAX as u16 { 8 } else { 16 };
         let (dtw_bits, dtc_bits) = (bits(counts.max_dtw), bits(counts.max_dtc));
         let base = header.clone();
@@ -203,38 +222,24 @@ impl Packed {
             dtc_bits,
             rule_bits: bits(counts.max_rule),
         };
-        let k = placements.kings_per_placement() as usize;
-        let mut chunks: [Vec<u16>; 3] = std::array::from_fn(|_| Vec::with_capacity(CHUNK));
-        let mut bytes = vec![0u8; 2 * k.min(CHUNK)];
-        for id in 0..placements.count(slice) {
-            let level = placements.level_of(slice, id);
-            let mut left = k;
-            while left > 0 {
-                let n = left.min(CHUNK - chunks[0].len());
-                for (chunk, readers) in chunks.iter_mut().zip(readers.iter_mut()) {
-                    match level {
-                        None => chunk.extend(std::iter::repeat_n(NO_POSITION, n)),
-                        Some(l) => {
-                            let raw = &mut bytes[..2 * n];
-                            readers[l].read_exact(raw).map_err(io)?;
-                            chunk.extend(
-                                raw.chunks_exact(2)
-                                    .map(|b| u16::from_le_bytes([b[0], b[1]])),
-                            );
-                        }
-                    }
-                }
-                left -= n;
-                if chunks[0].len() == CHUNK {
-                    files.encode(&chunks)?;
-                    progress(CHUNK as u64);
-                    chunks.iter_mut().for_each(Vec::clear);
-                }
-            }
-        }
-        if !chunks[0].is_empty() {
-            files.encode(&chunks)?;
-            progress(chunks[0].len() as u64);
+        // Each chunk is encoded (on this thread, by all of the pool's) while another thread
+        // reads the next.
+        let empty = || std::array::from_fn(|_| Vec::with_capacity(CHUNK));
+        let (mut chunk, mut next): ([Vec<u16>; 3], [Vec<u16>; 3]) = (empty(), empty());
+        values.read(&mut chunk).map_err(io)?;
+        while !chunk[0].is_empty() {
+            let (encoded, read) = std::thread::scope(|scope| {
+                let reader = scope.spawn(|| values.read(&mut next));
+                let encoded = files.encode(&chunk);
+                let read = reader
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (encoded, read)
+            });
+            encoded?;
+            read.map_err(io)?;
+            progress(chunk[0].len() as u64);
+            std::mem::swap(&mut chunk, &mut next);
         }
         Ok([
             files.wdl.finish()?,
@@ -245,6 +250,55 @@ impl Packed {
                 None => 0,
             },
         ])
+    }
+}
+
+/// A slice's values, distances to conversion and rule results read back from the packed
+/// streams in index order, placement by placement.
+struct SliceValues<'a, R: Rules, S: Read> {
+    placements: &'a Placements<R>,
+    slice: usize,
+    /// Per stream (values, distances to conversion, rule results), a reader per level.
+    readers: [Vec<S>; 3],
+    /// The next placement to read, and how many of its positions are left to read.
+    id: u64,
+    left: usize,
+    bytes: Vec<u8>,
+}
+
+impl<R: Rules, S: Read> SliceValues<'_, R, S> {
+    /// Reads the next [`CHUNK`] positions (fewer at the end; none when all are read) into
+    /// `chunk`, replacing what it held.
+    fn read(&mut self, chunk: &mut [Vec<u16>; 3]) -> std::io::Result<()> {
+        chunk.iter_mut().for_each(Vec::clear);
+        let k = self.placements.kings_per_placement() as usize;
+        while chunk[0].len() < CHUNK {
+            if self.left == 0 {
+                if self.id == self.placements.count(self.slice) {
+                    break;
+                }
+                self.id += 1;
+                self.left = k;
+            }
+            let level = self.placements.level_of(self.slice, self.id - 1);
+            let n = self.left.min(CHUNK - chunk[0].len());
+            for (values, readers) in chunk.iter_mut().zip(self.readers.iter_mut()) {
+                match level {
+                    None => values.extend(std::iter::repeat_n(NO_POSITION, n)),
+                    Some(l) => {
+                        self.bytes.resize(2 * n, 0);
+                        readers[l].read_exact(&mut self.bytes)?;
+                        values.extend(
+                            self.bytes
+                                .chunks_exact(2)
+                                .map(|b| u16::from_le_bytes([b[0], b[1]])),
+                        );
+                    }
+                }
+            }
+            self.left -= n;
+        }
+        Ok(())
     }
 }
 
@@ -273,23 +327,11 @@ impl Drop for Packed {
     }
 }
 
-/// A range of a file, read and written with positioned reads and writes.
+/// A range of a file, read with positioned reads.
 struct Segment<'a> {
     file: &'a File,
     at: u64,
     end: u64,
-}
-
-impl Write for Segment<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.file.write_all_at(buf, self.at)?;
-        self.at += buf.len() as u64;
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 impl Read for Segment<'_> {
