@@ -1351,12 +1351,16 @@ fn walk_back_to<R: Rules>(
 /// Calls `f` with every position (seen from its side to move) from which a quiet move that
 /// stays in the unit leads to `p`: the other side's last move played backwards, a king's
 /// move or (Turkish) a man's sideways step (then `f`'s flag is true).
+///
+/// The moves are taken back in the frame of the side that made them (`p` turned once), so
+/// each predecessor is that frame with one piece moved back: no board is turned for each.
 #[inline]
 fn predecessors<R: Rules>(p: &MoverFrame, mut f: impl FnMut(MoverFrame, bool)) {
-    let empty = R::Board::VALID & !(p.mover | p.other);
-    let men = p.other & !p.kings;
-    let kings = p.other & p.kings;
-    let men_squares = R::Board::men_squares(Color::Black);
+    let t = p.turned::<R>();
+    let empty = R::Board::VALID & !(t.mover | t.other);
+    let men = t.mover & !t.kings;
+    let kings = t.mover & t.kings;
+    let men_squares = R::Board::men_squares(Color::White);
     for (d, &back) in OPPOSITE.iter().enumerate() {
         if R::Board::SIDEWAYS >> d & 1 == 0 {
             continue;
@@ -1366,11 +1370,11 @@ fn predecessors<R: Rules>(p: &MoverFrame, mut f: impl FnMut(MoverFrame, bool)) {
             let to = to.bb().0;
             let from = R::Board::step(to, back);
             let q = MoverFrame {
-                mover: p.mover,
-                other: p.other ^ to ^ from,
-                kings: p.kings,
+                mover: t.mover ^ to ^ from,
+                other: t.other,
+                kings: t.kings,
             };
-            f(q.turned::<R>(), true);
+            f(q, true);
         }
     }
     for to in Bitboard(kings).squares() {
@@ -1380,11 +1384,11 @@ fn predecessors<R: Rules>(p: &MoverFrame, mut f: impl FnMut(MoverFrame, bool)) {
             while from != 0 {
                 let moved = to ^ from;
                 let q = MoverFrame {
-                    mover: p.mover,
-                    other: p.other ^ moved,
-                    kings: p.kings ^ moved,
+                    mover: t.mover ^ moved,
+                    other: t.other,
+                    kings: t.kings ^ moved,
                 };
-                f(q.turned::<R>(), false);
+                f(q, false);
                 if !R::FLYING_KINGS {
                     break;
                 }
