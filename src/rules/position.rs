@@ -288,3 +288,30 @@ impl<R: Rules> Position<R> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{English, International, Turkish};
+
+    /// A position is four whole words (the side included, see [`SideWord`]), and an absent
+    /// one costs nothing more.
+    #[test]
+    fn a_position_is_four_words() {
+        fn check<R: Rules>() {
+            assert_eq!(std::mem::size_of::<Position<R>>(), 32, "{}", R::VARIANT);
+            assert_eq!(std::mem::size_of::<Option<Position<R>>>(), 32);
+            for side in [Color::White, Color::Black] {
+                let p = Position::<R>::initial().with_side_to_move(side);
+                assert_eq!(p.side_to_move(), side);
+                assert_eq!(
+                    p.with_side_to_move(side.opponent()).side_to_move(),
+                    side.opponent()
+                );
+            }
+        }
+        check::<English>();
+        check::<International>();
+        check::<Turkish>();
+    }
+}
