@@ -852,13 +852,13 @@ fn conversions<R: Rules>(
         }
     }));
     let parts = dtc.len().div_ceil(part_len);
+    let threads = rayon::current_num_threads();
     // Per thread, the spans it gathered from with the least distance left in each, and the
     // predecessors it gathered for each part: kept from window to window.
     let mut gathered: Vec<(Vec<(usize, u16)>, Buckets)> = match parts {
         1 => Vec::new(),
-        _ => vec![(Vec::new(), vec![Vec::new(); parts]); rayon::current_num_threads()],
+        _ => vec![(Vec::new(), vec![Vec::new(); parts]); threads],
     };
-    let threads = gathered.len();
     while let Some(ply) = summary
         .iter()
         .copied()
