@@ -227,7 +227,7 @@ pub struct SliceIndex<R: Rules> {
 
 impl<R: Rules> SliceIndex<R> {
     /// The index of slice `material`.
-    #[inline]
+    #[inline(always)]
     pub fn new(material: Material) -> Self {
         let mover_men_squares = R::Board::men_squares(Color::White);
         let other_men_squares = R::Board::men_squares(Color::Black);
@@ -261,7 +261,7 @@ impl<R: Rules> SliceIndex<R> {
 
     /// The index of a frame of this slice's material, or `None` when a man stands where
     /// men of its side never can (a Turkish man on its own back rank).
-    #[inline]
+    #[inline(always)]
     pub fn rank(&self, f: &MoverFrame) -> Option<u64> {
         let mover_men = f.mover & !f.kings;
         let other_men = f.other & !f.kings;

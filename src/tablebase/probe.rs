@@ -701,14 +701,17 @@ fn resolve_by<R: Rules, E>(
     dtw: bool,
     stored: &impl Fn(&MoverFrame) -> Result<Option<Outcome>, E>,
 ) -> Result<Outcome, E> {
-    if may_capture(pos) {
+    // Turned to White to move once, the frame is both what the capture test reads (its
+    // directions then constants) and what the tables are indexed by.
+    let frame = MoverFrame::of(pos);
+    if may_capture(&frame.position::<R>()) {
         let mut list = Captures::default();
         captures(pos, &mut list);
         if !list.as_slice().is_empty() {
             return best_after(pos, list.as_slice(), dtw, false, stored);
         }
     }
-    if let Some(outcome) = stored(&MoverFrame::of(pos))? {
+    if let Some(outcome) = stored(&frame)? {
         return Ok(outcome);
     }
     let mut moves = MoveList::new();
