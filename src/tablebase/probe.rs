@@ -581,11 +581,22 @@ impl Tablebase {
         frame: &MoverFrame,
         dtw: bool,
     ) -> Result<Option<Outcome>, ()> {
-        let cached = |material, kind, i| {
-            let table = self.open_table(R::VARIANT, material, kind).ok_or(())?;
-            Lookup::read(table, || table.cached_value(i, &self.cache).ok_or(()))
-        };
-        self.stored::<R, _>(frame, dtw, |_| (), cached)
+        self.stored::<R, _>(
+            frame,
+            dtw,
+            |_| (),
+            // Inlined at both its calls (win/draw/loss and distance): a call here costs
+            // more than the lookup's few loads.
+            #[inline(always)]
+            |material, kind, i| {
+                let table = self.open_table(R::VARIANT, material, kind).ok_or(())?;
+                Lookup::read(
+                    table,
+                    #[inline(always)]
+                    || table.cached_value(i, &self.cache).ok_or(()),
+                )
+            },
+        )
     }
 
     /// Like [`Tablebase::rule_result_at`] (the directory's rules files holding `rules` is
@@ -672,12 +683,15 @@ impl Lookup {
     #[inline(always)]
     fn read<E>(table: &TableFile, read: impl FnOnce() -> Result<u16, E>) -> Result<Lookup, E> {
         let h = table.header();
-        Ok(if h.searched {
-            Lookup::Searched
-        } else if h.forced_searched {
-            Lookup::UnlessForced(read()?)
+        if h.searched {
+            return Ok(Lookup::Searched);
+        }
+        // One call of `read`, so that it is inlined here.
+        let value = read()?;
+        Ok(if h.forced_searched {
+            Lookup::UnlessForced(value)
         } else {
-            Lookup::Value(read()?)
+            Lookup::Value(value)
         })
     }
 }
