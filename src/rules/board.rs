@@ -230,6 +230,13 @@ pub trait Geometry: Copy + Default + Send + Sync + 'static {
     /// Internal column and row of a square.
     fn col_row(sq: Square) -> (u8, u8);
 
+    /// Whether a quiet move from `from` to `to` keeps its row: a sideways step, which only
+    /// boards with [`Geometry::SIDEWAYS`] moves have (on the others no square is computed).
+    #[inline(always)]
+    fn is_sideways(from: Square, to: Square) -> bool {
+        Self::SIDEWAYS != 0 && Self::col_row(from).1 == Self::col_row(to).1
+    }
+
     /// Moves every square of `bb` one step in direction `d`, dropping those that leave the board.
     #[inline(always)]
     fn step(bb: u64, d: usize) -> u64 {

@@ -591,7 +591,7 @@ mod tests {
                         .rank(&MoverFrame::of(&pos.play(mv)))
                         .expect("in the twin");
                     let next = p.level_of(t, j / k).expect("a valid successor");
-                    let sideways = R::Board::col_row(mv.from()).1 == R::Board::col_row(mv.to()).1;
+                    let sideways = R::Board::is_sideways(mv.from(), mv.to());
                     if pos.kings().contains(mv.from()) || sideways {
                         assert_eq!(next, level);
                         assert_eq!(

@@ -78,9 +78,7 @@ fn exits<R: Rules>(
             job.tb
                 .stored_rule::<R>(&next)?
                 .contribution(carried([us, them]), limit)
-        } else if kings.contains(mv.from())
-            || R::Board::col_row(mv.from()).1 == R::Board::col_row(mv.to()).1
-        {
+        } else if kings.contains(mv.from()) || R::Board::is_sideways(mv.from(), mv.to()) {
             e.inside += 1;
             continue;
         } else {
@@ -320,7 +318,7 @@ fn unit_rules_layered<R: Rules>(
                     continue;
                 }
                 if !pos.kings().contains(mv.from()) {
-                    if R::Board::col_row(mv.from()).1 == R::Board::col_row(mv.to()).1 {
+                    if R::Board::is_sideways(mv.from(), mv.to()) {
                         return Err(GenerateError::Limit(
                             "a man's sideways step where two counts run".into(),
                         ));

@@ -1212,7 +1212,7 @@ fn classify<R: Rules>(
             inside += 1;
             king_moves += 1;
             continue;
-        } else if R::Board::col_row(mv.from()).1 == R::Board::col_row(mv.to()).1 {
+        } else if R::Board::is_sideways(mv.from(), mv.to()) {
             inside += 1;
             continue;
         } else {
