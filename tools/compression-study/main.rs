@@ -21,7 +21,12 @@
 //! - the block: positions a block (`64K` is 65,536);
 //! - `no threats`: positions where the side not to move could capture are not read either
 //!   (a probe would answer them by a search of one ply, as Kingsrow's tables do); `no
-//!   forced`: only those where it still could after every move that does not crown.
+//!   forced`: only those where it still could after every move that does not crown;
+//! - `parity` (distances): positions whose side to move's pieces stand on rows that add up
+//!   to an even number are not read. Where every quiet move takes a piece one row (English,
+//!   Italian), each move of each side from such a position reaches one with an odd sum, so a
+//!   probe would answer it by a search of two plies into read values; `wins`: lost
+//!   positions are not read either (a search of one ply into the twin's wins).
 //!
 //! One line more takes the files as built and keeps, of each slice and its twin (the other
 //! side to move), only the smaller: Kingsrow's one side to move, where the other side is
@@ -53,6 +58,8 @@ struct Slice {
     threat: Vec<bool>,
     /// Whether it could, and still could after every move that does not crown.
     forced: Vec<bool>,
+    /// Whether the rows of the side to move's pieces add up to an even number.
+    even: Vec<bool>,
     /// Bytes of the two files as built.
     file_bytes: [u64; 2],
 }
@@ -97,6 +104,10 @@ struct Way {
     /// them, `Some(true)` those where every move leaves the other side a capture or crowns
     /// (so that the search ends in capture searches, never in the twin slice).
     threats: Option<bool>,
+    /// Positions whose side to move's rows add up to an even number are not read.
+    parity: bool,
+    /// Lost positions are not read.
+    wins: bool,
 }
 
 const fn way(name: &'static str, fill: Fill, coder: Coder, block: usize) -> Way {
@@ -108,6 +119,8 @@ const fn way(name: &'static str, fill: Fill, coder: Coder, block: usize) -> Way 
         coder,
         block,
         threats: None,
+        parity: false,
+        wins: false,
     }
 }
 
@@ -168,10 +181,51 @@ const fn dtw_way(
         coder,
         block,
         threats: None,
+        parity: false,
+        wins: false,
     }
 }
 
-const DTW_WAYS: [Way; 10] = [
+const fn parity(w: Way, name: &'static str) -> Way {
+    Way {
+        name,
+        parity: true,
+        ..w
+    }
+}
+
+const fn wins(w: Way, name: &'static str) -> Way {
+    Way {
+        name,
+        wins: true,
+        ..w
+    }
+}
+
+const DTW_WAYS: [Way; 15] = [
+    wins(
+        dtw_way("", Distance::Whole, false, Coder::Zstd(6), 16 * K),
+        "wins z6 16K",
+    ),
+    wins(
+        parity(
+            dtw_way("", Distance::Whole, false, Coder::Zstd(6), 16 * K),
+            "",
+        ),
+        "wins parity z6 16K",
+    ),
+    parity(
+        dtw_way("", Distance::Whole, false, Coder::Zstd(6), 16 * K),
+        "parity z6 16K",
+    ),
+    parity(
+        dtw_way("", Distance::Half, true, Coder::Zstd(12), 16 * K),
+        "parity half rank z12 16K",
+    ),
+    parity(
+        dtw_way("", Distance::Half, true, Coder::Zstd(19), 64 * K),
+        "parity half rank z19 64K",
+    ),
     dtw_way(
         "prev z6 16K",
         Distance::Whole,
@@ -454,7 +508,7 @@ fn load(dir: &Path, variant: Variant, m: Material) -> Result<Slice, String> {
     let wdl: Vec<u8> = values(&wdl_file)?.into_iter().map(|v| v as u8).collect();
     let dtw = values(&dtw_file)?;
     let dtc = values(&dtc_file)?;
-    let (read, (threat, forced)) = with_rules!(variant, R => read_mask::<R>(m, wdl.len()));
+    let (read, (threat, (forced, even))) = with_rules!(variant, R => read_mask::<R>(m, wdl.len()));
     Ok(Slice {
         material: m,
         wdl,
@@ -463,19 +517,21 @@ fn load(dir: &Path, variant: Variant, m: Material) -> Result<Slice, String> {
         read,
         threat,
         forced,
+        even,
         file_bytes: [wdl_bytes, dtw_bytes],
     })
 }
 
 /// Whether each index of slice `m` holds a position without a capture; whether the side not
-/// to move could capture there; and whether it could after every move that does not crown.
+/// to move could capture there; whether it could after every move that does not crown; and
+/// whether the rows of the side to move's pieces add up to an even number.
 #[allow(clippy::type_complexity)]
-fn read_mask<R: Rules>(m: Material, n: usize) -> (Vec<bool>, (Vec<bool>, Vec<bool>)) {
+fn read_mask<R: Rules>(m: Material, n: usize) -> (Vec<bool>, (Vec<bool>, (Vec<bool>, Vec<bool>))) {
     let index = SliceIndex::<R>::new(m);
     (0..n as u64)
         .into_par_iter()
         .map(|i| match index.unrank(i) {
-            None => (false, (false, false)),
+            None => (false, (false, (false, false))),
             Some(f) => {
                 let pos = f.position::<R>();
                 let quiet = !may_capture(&pos);
@@ -488,7 +544,11 @@ fn read_mask<R: Rules>(m: Material, n: usize) -> (Vec<bool>, (Vec<bool>, Vec<boo
                         .iter()
                         .all(|mv| mv.is_promotion() || may_capture(&pos.play(mv)))
                 };
-                (quiet, (threat, forced))
+                let rows: u32 = damka::rules::Bitboard(f.mover)
+                    .squares()
+                    .map(|s| <R::Board as damka::rules::Geometry>::col_row(s).1 as u32)
+                    .sum();
+                (quiet, (threat, (forced, rows.is_multiple_of(2))))
             }
         })
         .unzip()
@@ -538,12 +598,13 @@ fn stored_values(slice: &Slice, way: &Way, kind: FileKind) -> (Vec<u16>, u8, u64
             Some(false) => slice.threat[i],
             Some(true) => slice.forced[i],
         };
-        if !slice.read[i] || unread {
+        if !slice.read[i] || unread || (way.parity && slice.even[i]) {
             return None;
         }
         match kind {
             FileKind::Wdl => Some(slice.wdl[i] as u16),
             _ if slice.wdl[i] == wdl_code::DRAW => None,
+            _ if way.wins && slice.wdl[i] == wdl_code::LOSS => None,
             _ => {
                 let d = slice.dtw[i];
                 let odd = slice.wdl[i] == wdl_code::WIN;
