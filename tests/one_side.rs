@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use damka::rules::{English, Rules, Russian};
-use damka::tablebase::format::{FileKind, Header};
+use damka::tablebase::format::{FileKind, HEADER_SIZE, Header, assemble, pack, unpack};
 use damka::tablebase::{
     Material, ProbeError, SliceCheck, SliceIndex, TableError, Tablebase, build_job,
     forced_exchange, forced_unread, one_side, plan, verify_slice,
@@ -172,6 +172,62 @@ fn check<R: Rules>(name: &str, pieces: u32, min_pieces: u32) {
             "{m}"
         );
     }
+    // A kept distance two plies off (a win stays a win, a loss a loss) is found by the verify of its
+    // slice, whose twin's values and forced exchanges are found from the kept ones.
+    let kept = done
+        .iter()
+        .find(|d| d.kept.pieces() == pieces)
+        .expect("a pair of the most pieces")
+        .kept;
+    let index = SliceIndex::<R>::new(kept);
+    let won = (0..index.size())
+        .find(|&i| {
+            index.unrank(i).is_some_and(|f| {
+                let pos = f.position::<R>();
+                !damka::rules::may_capture(&pos)
+                    && !forced_exchange(&pos)
+                    && full.probe_wdl(&pos).expect("full") != damka::tablebase::Wdl::Draw
+            })
+        })
+        .expect("a won or lost position");
+    change_dtw(&dir, variant, kept, won);
+    let damaged = Tablebase::open(&dir).expect("damaged");
+    assert!(
+        matches!(
+            verify_slice::<R>(&damaged, kept),
+            Ok(SliceCheck::Bad { .. })
+        ),
+        "{name}: a wrong distance in {kept}"
+    );
+}
+
+/// Rewrites the distance file of slice `m` with the distance at index `i` two plies longer
+/// (shorter if that is past the file's longest).
+fn change_dtw(dir: &Path, variant: Variant, m: Material, i: u64) {
+    let file = Tablebase::path_in(dir, variant, m, FileKind::Dtw);
+    let bytes = std::fs::read(&file).expect("read");
+    let header = Header::from_bytes(&file, &bytes).expect("header");
+    let offset = |b: usize| {
+        let at = HEADER_SIZE + 8 * b;
+        u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes")) as usize
+    };
+    let mut blocks: Vec<Vec<u8>> = (0..header.blocks as usize)
+        .map(|b| bytes[offset(b)..offset(b + 1)].to_vec())
+        .collect();
+    let b = (i / header.block_positions as u64) as usize;
+    let raw = zstd::bulk::decompress(&blocks[b], header.block_bytes()).expect("decodes");
+    let mut values: Vec<u16> = (0..header.positions_in_block(b as u32) as usize)
+        .map(|j| unpack(&raw, header.value_bits, j))
+        .collect();
+    let j = (i % header.block_positions as u64) as usize;
+    let d = values[j];
+    values[j] = if d + 2 <= header.max_dtw {
+        d + 2
+    } else {
+        d - 2
+    };
+    blocks[b] = zstd::bulk::compress(&pack(&values, header.value_bits), 3).expect("compresses");
+    std::fs::write(&file, assemble(header, &blocks)).expect("write");
 }
 
 #[test]

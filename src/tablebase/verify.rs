@@ -16,6 +16,13 @@
 //! (`levels`): a position's quiet successors are in its own level or the one above, so two
 //! levels are in memory at a time, two bytes a position, and the memory is bounded like the
 //! build's.
+//!
+//! Compacted tables (`one_side`) hold no values for a searched slice and for forced
+//! exchanges: as a level is read, each such position gets the best outcome over its moves,
+//! found from the levels in memory (forced exchanges first, whose moves lead to capture
+//! positions or crown, then the searched slice's, whose moves lead to the values of its
+//! twin), as a probe would find it. The checks of the positions that hold values then
+//! read them like any other.
 
 use std::sync::Arc;
 
@@ -218,7 +225,7 @@ pub fn verify_pair<R: Rules>(tb: &Tablebase, m: Material) -> Result<PairChecks, 
             &index,
             &placements,
             &arrangements,
-            level,
+            (level, above.as_ref().map(|[a, _]| a)),
         )?;
         let rules_above = above.as_ref().map(|[_, r]| r);
         let layered = match rules.map(|r| (r, r.governing(a, b))) {
@@ -331,8 +338,10 @@ fn bad_index(bad: &SliceCheck) -> u64 {
 /// batch: the placements in key order, each `kings_per_placement` long. A capture
 /// position's file values are don't-cares; it gets the outcome of its captures instead
 /// (found once here rather than once for every move that leads to it) and a distance to
-/// conversion of 1 (0 for a draw). Its rule result is stored. Last, a bit a position, in
-/// the same order: whether it is a capture position.
+/// conversion of 1 (0 for a draw). Its rule result is stored. A position whose files leave
+/// its value to its moves (a searched slice's, a forced exchange) gets the best over them,
+/// from this level, the level `above` (the one read before) and the tables ([`fill_unread`]).
+/// Last, a bit a position, in the same order: whether it is a capture position.
 fn read_level<R: Rules>(
     tb: &Tablebase,
     files: &[[Arc<TableFile>; 3]],
@@ -340,7 +349,7 @@ fn read_level<R: Rules>(
     index: &[SliceIndex<R>],
     placements: &Placements<R>,
     arrangements: &[Option<KingArrangements>],
-    level: usize,
+    (level, above): (usize, Option<&Level>),
 ) -> Result<([Level; 3], Vec<u64>), ProbeError> {
     let members = placements.members(level);
     let kings = placements.kings_per_placement();
@@ -348,13 +357,18 @@ fn read_level<R: Rules>(
     let mut dtcs = vec![0u16; values.len()];
     let mut rules = vec![0u16; values.len()];
     let mut captured = vec![0u64; values.len().div_ceil(64)];
+    let mut unread = vec![0u64; values.len().div_ceil(64)];
     values
         .par_chunks_mut(TASK_POSITIONS)
         .zip(dtcs.par_chunks_mut(TASK_POSITIONS))
         .zip(rules.par_chunks_mut(TASK_POSITIONS))
-        .zip(captured.par_chunks_mut(TASK_POSITIONS / 64))
+        .zip(
+            captured
+                .par_chunks_mut(TASK_POSITIONS / 64)
+                .zip(unread.par_chunks_mut(TASK_POSITIONS / 64)),
+        )
         .enumerate()
-        .try_for_each(|(c, (((chunk, dtc_chunk), rule_chunk), captured))| {
+        .try_for_each(|(c, (((chunk, dtc_chunk), rules), (captured, unread)))| {
             let mut blocks: [[Decoded; 3]; 2] = Default::default();
             let mut rule_blocks: [Decoded; 2] = Default::default();
             let mut placed = PlacedMen::default();
@@ -362,7 +376,7 @@ fn read_level<R: Rules>(
             for (n, (((o, value), dtc), rule)) in (c * TASK_POSITIONS..)
                 .zip(chunk.iter_mut())
                 .zip(dtc_chunk.iter_mut())
-                .zip(rule_chunk.iter_mut())
+                .zip(rules.iter_mut())
                 .enumerate()
             {
                 let m = members[o / kings as usize];
@@ -391,16 +405,17 @@ fn read_level<R: Rules>(
                 let (w, d) = (wdl.header(), dtw.header());
                 let searched = w.searched || d.searched;
                 let forced = (w.forced_searched || d.forced_searched) && forced_exchange(&pos);
-                let stored = if searched || forced {
-                    // A searched slice or a forced exchange: its value is its moves', into
-                    // files whose values the checks of their own positions hold to theirs.
-                    tb.resolve(&pos, true)?
-                } else {
-                    match w_block.value(wdl, i)? as u8 {
-                        wdl_code::WIN => Outcome::win(d_block.value(dtw, i)?),
-                        wdl_code::LOSS => Outcome::loss(d_block.value(dtw, i)?),
-                        _ => Outcome::DRAW,
-                    }
+                if searched || forced {
+                    // Its value is its moves' (`fill_unread`, once the values read are in),
+                    // into values that the checks of their own positions hold to theirs.
+                    unread[n / 64] |= 1 << (n % 64);
+                    *dtc = c_block.value(dtc_file, i)?;
+                    continue;
+                }
+                let stored = match w_block.value(wdl, i)? as u8 {
+                    wdl_code::WIN => Outcome::win(d_block.value(dtw, i)?),
+                    wdl_code::LOSS => Outcome::loss(d_block.value(dtw, i)?),
+                    _ => Outcome::DRAW,
                 };
                 *value = stored.code();
                 if stored.wdl != Wdl::Draw {
@@ -414,12 +429,122 @@ fn read_level<R: Rules>(
         .enumerate()
         .map(|(n, m)| (m.key(), 0, n as u32))
         .collect();
-    let levels = [
+    let mut levels = [
         placements.level(blocks.clone(), vec![values]),
         placements.level(blocks.clone(), vec![dtcs]),
         placements.level(blocks, vec![rules]),
     ];
+    if unread.iter().any(|&w| w != 0) {
+        let searched: Vec<bool> = files
+            .iter()
+            .map(|[w, d, _]| w.header().searched || d.header().searched)
+            .collect();
+        let [values, dtcs, _] = &mut levels;
+        let levels_read = LevelsRead {
+            index,
+            placements,
+            arrangements,
+            level,
+            above,
+        };
+        // Forced exchanges first: their moves lead to capture positions (read above) or
+        // crown. Then a searched slice's positions: their moves lead into the other slice,
+        // whose values are all in by then.
+        for in_searched in [false, true] {
+            levels_read.fill_unread(tb, [values, dtcs], &unread, |s| searched[s] == in_searched)?;
+        }
+    }
     Ok((levels, captured))
+}
+
+/// What locates the positions of a level being read and their successors.
+struct LevelsRead<'a, R: Rules> {
+    index: &'a [SliceIndex<R>],
+    placements: &'a Placements<R>,
+    arrangements: &'a [Option<KingArrangements>],
+    level: usize,
+    above: Option<&'a Level>,
+}
+
+impl<R: Rules> LevelsRead<'_, R> {
+    /// Sets the positions of the level (`values`, laid out as [`read_level`] lays it out;
+    /// `dtcs` its distances to conversion) marked in `unread` whose slice `pick` takes to the
+    /// best outcome over their moves (a draw's distance to conversion to 0): a quiet move's
+    /// successor from this level or the one above, any other (or a successor whose value is
+    /// not in yet) from the tables. The outcomes are found first, two bytes each, then set.
+    fn fill_unread(
+        &self,
+        tb: &Tablebase,
+        [values, dtcs]: [&mut Level; 2],
+        unread: &[u64],
+        pick: impl Fn(usize) -> bool + Sync,
+    ) -> Result<(), ProbeError> {
+        let members = self.placements.members(self.level);
+        let kings = self.placements.kings_per_placement();
+        let positions = members.len() * kings as usize;
+        let index = self.index;
+        let twin = |s: usize| if index.len() == 2 { 1 - s } else { 0 };
+        let slice = |o: usize| members[o / kings as usize].slice as usize;
+        let marked = |o: usize| unread[o / 64] >> (o % 64) & 1 != 0 && pick(slice(o));
+        let found: Vec<Vec<u16>> = (0..positions.div_ceil(TASK_POSITIONS))
+            .into_par_iter()
+            .map(|c| {
+                let mut read = Above::new([Some(&*values), self.above]);
+                let mut placed = PlacedMen::default();
+                let mut list = MoveList::new();
+                let mut found = Vec::new();
+                for o in c * TASK_POSITIONS..((c + 1) * TASK_POSITIONS).min(positions) {
+                    if !marked(o) {
+                        continue;
+                    }
+                    let (m, s) = (members[o / kings as usize], slice(o));
+                    let pos = placed.set::<R>(self.placements, m).position(
+                        &index[s],
+                        o as u64 % kings,
+                        self.arrangements[s].as_ref(),
+                    );
+                    generate(&pos, &mut list);
+                    let mut best: Option<Outcome> = None;
+                    for mv in list.as_slice() {
+                        let after = pos.play(mv);
+                        let known = match mv.is_capture() || mv.is_promotion() {
+                            true => None,
+                            false => {
+                                let t = twin(s) as u8;
+                                read.value(&index[t as usize], t, &MoverFrame::of(&after))
+                                    .and_then(Outcome::from_code)
+                            }
+                        };
+                        let o = match known {
+                            Some(o) => o,
+                            None => tb.resolve(&after, true)?,
+                        }
+                        .before_move();
+                        best = Some(best.map_or(o, |b| b.max(o)));
+                    }
+                    found.push(best.unwrap_or(Outcome::loss(0)).code());
+                }
+                Ok(found)
+            })
+            .collect::<Result<_, ProbeError>>()?;
+        values.batches[0]
+            .par_chunks_mut(TASK_POSITIONS)
+            .zip(dtcs.batches[0].par_chunks_mut(TASK_POSITIONS))
+            .zip(found)
+            .enumerate()
+            .for_each(|(c, ((values, dtcs), found))| {
+                let mut found = found.into_iter();
+                for (k, (value, dtc)) in values.iter_mut().zip(dtcs).enumerate() {
+                    if marked(c * TASK_POSITIONS + k) {
+                        *value = found.next().expect("an outcome for each marked position");
+                        if *value == Outcome::DRAW.code() {
+                            *dtc = 0;
+                        }
+                    }
+                }
+            });
+        Ok(())
+    }
 }
 
 /// The placement whose positions a task is going through: its men and the squares they
