@@ -340,7 +340,8 @@ fn bad_index(bad: &SliceCheck) -> u64 {
 /// (found once here rather than once for every move that leads to it) and a distance to
 /// conversion of 1 (0 for a draw). Its rule result is stored. A position whose files leave
 /// its value to its moves (a searched slice's, a forced exchange) gets the best over them,
-/// from this level, the level `above` (the one read before) and the tables ([`fill_unread`]).
+/// from this level, the level `above` (the one read before) and the tables
+/// ([`LevelsRead::fill_unread`]).
 /// Last, a bit a position, in the same order: whether it is a capture position.
 fn read_level<R: Rules>(
     tb: &Tablebase,
@@ -406,8 +407,9 @@ fn read_level<R: Rules>(
                 let searched = w.searched || d.searched;
                 let forced = (w.forced_searched || d.forced_searched) && forced_exchange(&pos);
                 if searched || forced {
-                    // Its value is its moves' (`fill_unread`, once the values read are in),
-                    // into values that the checks of their own positions hold to theirs.
+                    // Its value is its moves' (`LevelsRead::fill_unread`, once the values
+                    // read are in), into values that the checks of their own positions hold
+                    // to theirs.
                     unread[n / 64] |= 1 << (n % 64);
                     *dtc = c_block.value(dtc_file, i)?;
                     continue;
@@ -515,12 +517,12 @@ impl<R: Rules> LevelsRead<'_, R> {
                                     .and_then(Outcome::from_code)
                             }
                         };
-                        let o = match known {
-                            Some(o) => o,
+                        let outcome = match known {
+                            Some(known) => known,
                             None => tb.resolve(&after, true)?,
                         }
                         .before_move();
-                        best = Some(best.map_or(o, |b| b.max(o)));
+                        best = Some(best.map_or(outcome, |b| b.max(outcome)));
                     }
                     found.push(best.unwrap_or(Outcome::loss(0)).code());
                 }
