@@ -113,9 +113,15 @@ pub fn estimate<R: Rules>(job: &SliceJob) -> Estimate {
     let reads_rules = rule_set_byte(rule_set).is_some()
         && (job.key().men() > 0 || !matches!(rule_set.governing(a, b), Governing::Quiet(Some(_))));
     let unit_values = if reads_rules { 11 } else { 2 };
-    let in_flight = unit_values * 2 * placements.kings_per_placement();
-    // The level above's rule results are kept decompressed where a batch holds many units.
-    let plain_rules = reads_rules && !solve::KeptRules::packed(placements.kings_per_placement());
+    let kings = placements.kings_per_placement();
+    // The level above's rule results are kept decompressed where a batch holds many units;
+    // where they are packed, the frames a unit's men's steps read are kept unpacked.
+    let plain_rules = reads_rules && !solve::KeptRules::packed(kings);
+    let unpacked = match reads_rules && !plain_rules && job.key().men() > 0 {
+        true => solve::RulesAbove::frame_values(job.key().men(), kings),
+        false => 0,
+    };
+    let in_flight = unit_values * 2 * kings + unpacked;
     // (values kept, positions whose distances or rule results are kept compressed)
     let (kept, packed) = sizes
         .windows(2)
@@ -127,7 +133,7 @@ pub fn estimate<R: Rules>(job: &SliceJob) -> Estimate {
         .chain(sizes.last().map(|&s| (s + in_flight.max(s), s)))
         .max()
         .map_or((0, 0), |(k, p)| (k.min(3 * positions + in_flight), p));
-    let blocks = kept.div_ceil(placements.kings_per_placement().max(1));
+    let blocks = kept.div_ceil(kings.max(1));
     Estimate {
         positions,
         memory_bytes: kept * LEVEL_BYTES_PER_POSITION

@@ -235,21 +235,44 @@ pub(super) struct RulesAbove<'a> {
     rules: Option<&'a KeptRules>,
     /// Frames lately unpacked: (batch, frame in the batch) and its bytes.
     unpacked: Vec<((usize, usize), Vec<u8>)>,
+    /// How many are kept.
+    frames: usize,
     next: usize,
 }
 
 impl<'a> RulesAbove<'a> {
-    /// Frames kept unpacked: more than the units above that one unit's men's steps lead to.
-    const FRAMES: usize = 16;
-
-    /// The rule results `rules` of the level `above`, if the level below reads them.
-    pub fn new(above: Option<&'a Level>, rules: Option<&'a KeptRules>) -> Self {
+    /// The rule results `rules` of the level `above`, if the level below reads them, for a
+    /// job of `men` men and `kings` positions a placement.
+    pub fn new(
+        above: Option<&'a Level>,
+        rules: Option<&'a KeptRules>,
+        men: u32,
+        kings: u64,
+    ) -> Self {
         RulesAbove {
             places: Above::new([above]),
             rules,
             unpacked: Vec::new(),
+            frames: Self::frames(men, kings),
             next: 0,
         }
+    }
+
+    /// Frames kept unpacked: every frame that holds a placement above that one unit's men's
+    /// steps lead to (two a man), and at least 16. A unit reads them in no useful order: the
+    /// position after a man's step is seen from the other side, so the arrangement of the
+    /// kings that varies fastest below varies slowest above. With fewer frames kept than it
+    /// reads (English 1204+0412: two placements above of 11 frames each, 16 kept), nearly
+    /// every read unpacked a frame of a million values.
+    pub fn frames(men: u32, kings: u64) -> usize {
+        let per_placement = (kings as usize).div_ceil(FRAME_VALUES) + 1;
+        (2 * men as usize * per_placement).max(16)
+    }
+
+    /// Values the frames kept unpacked hold at most (a frame is at most a batch: two
+    /// placements where they are packed).
+    pub fn frame_values(men: u32, kings: u64) -> u64 {
+        Self::frames(men, kings) as u64 * (FRAME_VALUES as u64).min(2 * kings)
     }
 
     /// The rule result code of `frame`, a position of slice `slice` (indexed by `index`),
@@ -278,7 +301,7 @@ impl<'a> RulesAbove<'a> {
                 }
                 self.unpacked[i].0 = key;
                 PackedBatches::unpack_into(frame, &mut self.unpacked[i].1);
-                self.next = (i + 1) % Self::FRAMES;
+                self.next = (i + 1) % self.frames;
                 i
             }
         };
@@ -328,7 +351,9 @@ pub(super) fn solve_level<R: Rules>(
         .par_iter()
         .map_init(Scratch::default, |scratch, batch| {
             let mut out = Out::default();
-            let mut above = (Above::new([above]), RulesAbove::new(above, above_rules));
+            let men = job.index[0].material().men();
+            let rules_above = RulesAbove::new(above, above_rules, men, job.kings());
+            let mut above = (Above::new([above]), rules_above);
             if closed {
                 for &m in &members[batch.clone()] {
                     solve_closed(job, m, &mut above, derived, scratch, &mut out)?;
