@@ -117,7 +117,7 @@ pub fn estimate<R: Rules>(job: &SliceJob) -> Estimate {
     // The level above's rule results are kept decompressed where a batch holds many units;
     // where they are packed, the frames a unit's men's steps read are kept unpacked.
     let plain_rules = reads_rules && !solve::KeptRules::packed(kings);
-    let unpacked = match reads_rules && !plain_rules && job.key().men() > 0 {
+    let unpacked = match reads_rules && !plain_rules {
         true => solve::RulesAbove::frame_values(job.key().men(), kings),
         false => 0,
     };

@@ -270,9 +270,12 @@ impl<'a> RulesAbove<'a> {
     }
 
     /// Values the frames kept unpacked hold at most (a frame is at most a batch: two
-    /// placements where they are packed).
+    /// placements where they are packed); none without men (one level, nothing above).
     pub fn frame_values(men: u32, kings: u64) -> u64 {
-        Self::frames(men, kings) as u64 * (FRAME_VALUES as u64).min(2 * kings)
+        match men {
+            0 => 0,
+            _ => Self::frames(men, kings) as u64 * (FRAME_VALUES as u64).min(2 * kings),
+        }
     }
 
     /// The rule result code of `frame`, a position of slice `slice` (indexed by `index`),
@@ -347,11 +350,11 @@ pub(super) fn solve_level<R: Rules>(
     if start < unit_count {
         batches.push(start..unit_count);
     }
+    let men = job.index[0].material().men();
     let solved = batches
         .par_iter()
         .map_init(Scratch::default, |scratch, batch| {
             let mut out = Out::default();
-            let men = job.index[0].material().men();
             let rules_above = RulesAbove::new(above, above_rules, men, job.kings());
             let mut above = (Above::new([above]), rules_above);
             if closed {
