@@ -17,7 +17,10 @@
 use damka::Variant::{self, Brazilian, English, International, Italian, Russian, Spanish, Turkish};
 use damka::notation::movetext::captured_text;
 use damka::notation::{full_path_text, move_text, parse_fen, parse_move, write_fen};
-use damka::rules::{Bitboard, LegalMove, Position, Rules, legal_moves, perft};
+use damka::rules::{
+    Bitboard, LegalMove, Move, MoveList, Position, Rules, count_king_quiets, count_moves,
+    legal_moves, man_quiets, perft,
+};
 use damka::with_rules;
 
 /// One legal move as text: full path, `[captured squares]`, ` crowned`.
@@ -1361,24 +1364,45 @@ fn turkish_man_on_last_row_continues_as_man() {
 }
 
 /// The capture pre-test (`may_capture`, exact since flying kings are tested ray by ray) says
-/// yes exactly when there is a capture, over random games of every variant, kings included.
+/// yes exactly when there is a capture, and the moves counted without being listed
+/// (`count_moves`, `count_king_quiets`) or listed for men only (`man_quiets`) are the legal
+/// moves, over random games of every variant, kings included.
 #[test]
-fn the_capture_pre_test_is_exact() {
+fn the_capture_pre_test_and_the_move_counts_are_exact() {
     fn check<R: Rules>() -> (usize, usize) {
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
         let (mut positions, mut with_kings) = (0, 0);
+        let mut scratch = MoveList::new();
         for _ in 0..60 {
             let mut pos = Position::<R>::initial();
             for _ in 0..300 {
                 let moves = legal_moves(&pos);
                 let has_capture = moves.first().is_some_and(|m| m.mv.is_capture());
+                let fen = write_fen(&pos);
+                let v = R::VARIANT;
+                assert_eq!(damka::rules::may_capture(&pos), has_capture, "{v:?}: {fen}");
                 assert_eq!(
-                    damka::rules::may_capture(&pos),
-                    has_capture,
-                    "{:?}: {}",
-                    R::VARIANT,
-                    write_fen(&pos)
+                    count_moves(&pos, &mut scratch),
+                    moves.len() as u64,
+                    "{v:?}: {fen}"
                 );
+                if !has_capture {
+                    let (by_kings, by_men): (Vec<Move>, Vec<Move>) = moves
+                        .iter()
+                        .map(|m| m.mv)
+                        .partition(|mv| pos.kings().contains(mv.from()));
+                    assert_eq!(
+                        count_king_quiets(&pos),
+                        by_kings.len() as u64,
+                        "{v:?}: {fen}"
+                    );
+                    man_quiets(&pos, &mut scratch);
+                    let mut listed = scratch.as_slice().to_vec();
+                    listed.sort_by_key(|mv| (mv.from().bit(), mv.to().bit()));
+                    let mut want = by_men;
+                    want.sort_by_key(|mv| (mv.from().bit(), mv.to().bit()));
+                    assert_eq!(listed, want, "{v:?}: {fen}");
+                }
                 positions += 1;
                 with_kings += (pos.kings().0 != 0) as usize;
                 if moves.is_empty() {

@@ -542,23 +542,9 @@ fn generate_captures<R: Rules, S: MoveSink>(pos: &Position<R>, sink: &mut S) {
 /// Generates the quiet moves of `pos` (call only when it has no capture).
 #[inline]
 fn generate_quiets<R: Rules, S: MoveSink>(pos: &Position<R>, sink: &mut S) {
+    man_quiets(pos, sink);
     let side = pos.side_to_move();
     let empty = pos.empty().0;
-    let men = pos.men_of(side).0;
-    let promotion_row = R::Board::promotion_row(side);
-    let dirs = man_move_dirs::<R>(side.index());
-    for (d, &back) in OPPOSITE.iter().enumerate() {
-        if dirs >> d & 1 == 0 {
-            continue;
-        }
-        for to in Bitboard(R::Board::step(men, d) & empty).squares() {
-            let from = R::Board::step(to.bb().0, back);
-            let crowned = to.bb().0 & promotion_row != 0;
-            let delta = if crowned { to.bb() } else { Bitboard::EMPTY };
-            let from = Square::from_bit(from.trailing_zeros() as u8);
-            sink.quiet(Move::new(from, to, Bitboard::EMPTY, delta, crowned));
-        }
-    }
     for from in pos.kings_of(side).squares() {
         for d in 0..4 {
             let mut s = R::Board::step(from.bb().0, d) & empty;
@@ -580,6 +566,29 @@ fn generate_quiets<R: Rules, S: MoveSink>(pos: &Position<R>, sink: &mut S) {
     }
 }
 
+/// Adds to `sink` the quiet moves of the men of `pos`'s side to move (not cleared first;
+/// meaningful only when `pos` has no capture).
+#[inline]
+pub fn man_quiets<R: Rules, S: MoveSink>(pos: &Position<R>, sink: &mut S) {
+    let side = pos.side_to_move();
+    let empty = pos.empty().0;
+    let men = pos.men_of(side).0;
+    let promotion_row = R::Board::promotion_row(side);
+    let dirs = man_move_dirs::<R>(side.index());
+    for (d, &back) in OPPOSITE.iter().enumerate() {
+        if dirs >> d & 1 == 0 {
+            continue;
+        }
+        for to in Bitboard(R::Board::step(men, d) & empty).squares() {
+            let from = R::Board::step(to.bb().0, back);
+            let crowned = to.bb().0 & promotion_row != 0;
+            let delta = if crowned { to.bb() } else { Bitboard::EMPTY };
+            let from = Square::from_bit(from.trailing_zeros() as u8);
+            sink.quiet(Move::new(from, to, Bitboard::EMPTY, delta, crowned));
+        }
+    }
+}
+
 /// Counts the quiet moves of `pos` without listing them.
 #[inline]
 fn count_quiets<R: Rules>(pos: &Position<R>) -> u64 {
@@ -593,22 +602,35 @@ fn count_quiets<R: Rules>(pos: &Position<R>) -> u64 {
             n += (R::Board::step(men, d) & empty).count_ones() as u64;
         }
     }
-    let kings = pos.kings_of(side).0;
-    if kings != 0 {
-        if R::FLYING_KINGS {
-            for from in Bitboard(kings).squares() {
-                for d in 0..4 {
-                    let mut s = R::Board::step(from.bb().0, d) & empty;
-                    while s != 0 {
-                        n += 1;
-                        s = R::Board::step(s, d) & empty;
-                    }
-                }
-            }
-        } else {
+    n + count_king_quiets(pos)
+}
+
+/// The number of quiet moves of the kings of `pos`'s side to move, without listing them
+/// (meaningful only when `pos` has no capture). A flying king's moves in a direction are
+/// the squares of its ray before the first piece on it.
+#[inline]
+pub fn count_king_quiets<R: Rules>(pos: &Position<R>) -> u64 {
+    let kings = pos.kings_of(pos.side_to_move()).0;
+    let empty = pos.empty().0;
+    let mut n = 0u64;
+    if R::FLYING_KINGS {
+        let occupied = R::Board::VALID & !empty;
+        for from in Bitboard(kings).squares() {
+            let king = from.bb().0;
             for d in 0..4 {
-                n += (R::Board::step(kings, d) & empty).count_ones() as u64;
+                let ray = R::Board::RAYS[d][from.bit() as usize];
+                let first = R::Board::first_on_ray(king, d, occupied);
+                let blocked = if first == 0 {
+                    0
+                } else {
+                    first | R::Board::RAYS[d][first.trailing_zeros() as usize]
+                };
+                n += (ray & !blocked).count_ones() as u64;
             }
+        }
+    } else {
+        for d in 0..4 {
+            n += (R::Board::step(kings, d) & empty).count_ones() as u64;
         }
     }
     n

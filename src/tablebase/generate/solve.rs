@@ -29,7 +29,8 @@ use super::super::table::decompress_into;
 use super::GenerateError;
 use super::rules::{RuleScratch, closed_rule, derived_rule, unit_rules};
 use crate::rules::{
-    Bitboard, Color, Geometry, Governing, MoveList, OPPOSITE, Position, RuleSet, Rules, generate,
+    Bitboard, Color, Geometry, Governing, MoveList, OPPOSITE, Position, RuleSet, Rules, captures,
+    count_king_quiets, man_quiets,
 };
 use crate::tablebase::rule_result::{RuleCategory, RuleResult};
 use rayon::prelude::*;
@@ -1203,7 +1204,8 @@ fn code_of(o: Outcome) -> Result<u16, GenerateError> {
     Ok(o.code())
 }
 
-/// The moves of `pos` (a position of slice `slice`, seen from its side to move).
+/// The moves of `pos` (a position of slice `slice`, seen from its side to move). Kings'
+/// quiet moves stay in the unit and are only counted; men's are listed.
 fn classify<R: Rules>(
     job: &Job<'_, R>,
     slice: u8,
@@ -1211,35 +1213,24 @@ fn classify<R: Rules>(
     above: &mut Above<'_, 1>,
     list: &mut MoveList,
 ) -> Result<Class, GenerateError> {
-    generate(pos, list);
-    let moves = list.as_slice();
-    let Some(first) = moves.first() else {
-        return Ok(Class::Final {
-            outcome: Outcome::loss(0),
-            capture: false,
-        });
-    };
-    if first.is_capture() {
-        let mut best = Outcome::loss(0);
-        for (n, mv) in moves.iter().enumerate() {
-            let o = job.tb.resolve(&pos.play(mv), true)?.before_move();
-            best = if n == 0 { o } else { best.max(o) };
+    captures(pos, list);
+    if let Some((first, rest)) = list.as_slice().split_first() {
+        let mut best = job.tb.resolve(&pos.play(first), true)?.before_move();
+        for mv in rest {
+            best = best.max(job.tb.resolve(&pos.play(mv), true)?.before_move());
         }
         return Ok(Class::Final {
             outcome: best,
             capture: true,
         });
     }
-    let kings = pos.kings();
-    let (mut inside, mut king_moves) = (0u16, 0u16);
+    let king_moves = count_king_quiets(pos) as u16;
+    let mut inside = king_moves;
     let mut exit: Option<Outcome> = None;
-    for mv in moves {
+    man_quiets(pos, list);
+    for mv in list.as_slice() {
         let o = if mv.is_promotion() {
             job.tb.resolve(&pos.play(mv), true)?.before_move()
-        } else if kings.contains(mv.from()) {
-            inside += 1;
-            king_moves += 1;
-            continue;
         } else if R::Board::is_sideways(mv.from(), mv.to()) {
             inside += 1;
             continue;
