@@ -9,9 +9,18 @@ use super::super::outcome::{Outcome, Wdl};
 use super::super::rule_result::{Moves, RuleCategory, RuleResult};
 use super::super::two_counts::next_layer;
 use super::GenerateError;
-use super::solve::{CODE, Job, RulesAbove, Unit, king_successor_in_unit, predecessors_in_unit};
-use crate::rules::{Geometry, Governing, MoveList, Position, Rules, generate};
+use super::solve::{
+    CODE, Job, PREFETCH_AHEAD, Pred, RulesAbove, Unit, king_successor_in_unit,
+    predecessors_in_unit, prefetch,
+};
+use crate::rules::{
+    Geometry, Governing, MoveList, Position, Rules, captures, count_king_quiets, generate,
+    man_quiets,
+};
 use crate::tablebase::index::MoverFrame;
+
+/// Resolved positions whose predecessors are gathered at once in [`unit_rules`].
+const RULE_WINDOW: usize = 4096;
 
 /// Marks a position whose rule result is not known yet.
 const UNSET: u16 = u16::MAX;
@@ -32,6 +41,9 @@ pub(super) struct RuleScratch {
     seeds: Vec<(u16, u32)>,
     /// Per ply, the positions resolved with it, to walk back from.
     resolved: Vec<Vec<u32>>,
+    /// The predecessors of a window of resolved positions, gathered before they are walked
+    /// to (their reads miss the cache: each is asked for a little ahead).
+    preds: Vec<Pred>,
     /// Where two counts run: per position, what its moves out of the unit give.
     exit_moves: Vec<Moves>,
     /// Where two counts run: per position, the end of its king moves' successors in
@@ -51,25 +63,35 @@ struct Exits {
 }
 
 /// What the moves of `pos` (of slice `slice`) that leave the unit give its side to move.
+/// The moves are left in `list`, the kings' quiet moves only when `kings_listed` (else
+/// they are only counted).
 fn exits<R: Rules>(
     job: &Job<'_, R>,
     slice: u8,
     pos: &Position<R>,
     above: &mut RulesAbove<'_>,
-    list: &mut MoveList,
+    (list, kings_listed): (&mut MoveList, bool),
 ) -> Result<Exits, GenerateError> {
     let rules = job
         .rules
         .expect("exits are asked only of a job with rule results");
-    generate(pos, list);
     let before = MoverFrame::of(pos).material().sides();
     let carried = |after| rules.carries(before, after, true);
     let limit = job.governing.plies();
-    let kings = pos.kings();
     let mut e = Exits {
         inside: 0,
         out: Moves::default(),
     };
+    if kings_listed {
+        generate(pos, list);
+    } else {
+        captures(pos, list);
+        if list.as_slice().is_empty() {
+            e.inside = count_king_quiets(pos) as u16;
+            man_quiets(pos, list);
+        }
+    }
+    let kings = pos.kings();
     for mv in list.as_slice() {
         let child = if mv.is_capture() || mv.is_promotion() {
             let next = MoverFrame::of(&pos.play(mv));
@@ -110,7 +132,7 @@ pub(super) fn closed_rule<R: Rules>(
     if plain.wdl == Wdl::Draw {
         return Ok(RuleResult::drawn(Wdl::Draw).code());
     }
-    let e = exits(job, slice, pos, above, list)?;
+    let e = exits(job, slice, pos, above, (list, false))?;
     if e.inside != 0 {
         return Err(GenerateError::Limit(
             "a quiet move that keeps a placement without kings".into(),
@@ -195,7 +217,7 @@ pub(super) fn unit_rules<R: Rules>(
         }
         let slice = unit.members[i / k].slice;
         let pos = unit.frame(job, i).position::<R>();
-        let e = exits(job, slice, &pos, above, list)?;
+        let e = exits(job, slice, &pos, above, (list, false))?;
         if e.inside == 0 {
             let r = e.out.result(plain(i));
             rules[i] = r.code();
@@ -237,15 +259,28 @@ pub(super) fn unit_rules<R: Rules>(
             .filter(|&a| a < (UNSET - 4) / 2)
             .ok_or_else(|| GenerateError::Limit("rule distances past 32765 plies".into()))?;
         let now = std::mem::take(&mut s.resolved[ply]);
-        for &c in &now {
-            let lost = RuleResult::from_code(rules[c as usize]).category == RuleCategory::Loss;
-            predecessors_in_unit(job, unit, keys, c as usize, |at, _| {
-                if rules[at] != UNSET {
-                    return;
+        let mut preds = std::mem::take(&mut s.preds);
+        // Walking back to a predecessor changes no position resolved at this ply, so the
+        // predecessors of a window of them can be gathered first, then walked to in order.
+        for window in now.chunks(RULE_WINDOW) {
+            preds.clear();
+            for &c in window {
+                let lost = RuleResult::from_code(rules[c as usize]).category == RuleCategory::Loss;
+                predecessors_in_unit(job, unit, keys, c as usize, |at, _| {
+                    preds.push(Pred::new(at, lost))
+                });
+            }
+            for (n, pred) in preds.iter().enumerate() {
+                if let Some(ahead) = preds.get(n + PREFETCH_AHEAD) {
+                    prefetch(&rules[ahead.at()]);
                 }
-                if lost {
+                let at = pred.at();
+                if rules[at] != UNSET {
+                    continue;
+                }
+                if pred.lost() {
                     resolve(s, rules, at, RuleResult::win(after));
-                    return;
+                    continue;
                 }
                 s.open[at] -= 1;
                 if s.open[at] == 0 && s.exit_win[at] == NONE && s.exit_loss[at] != NONE {
@@ -254,8 +289,9 @@ pub(super) fn unit_rules<R: Rules>(
                         resolve(s, rules, at, RuleResult::loss(p));
                     }
                 }
-            });
+            }
         }
+        s.preds = preds;
         s.resolved[ply] = now;
         ply += 1;
     }
@@ -299,7 +335,7 @@ fn unit_rules_layered<R: Rules>(
     // layer after the first.
     for (i, rule) in rules.iter_mut().enumerate() {
         let pos = unit.frame(job, i).position::<R>();
-        let e = exits(job, unit.members[i / k].slice, &pos, above, list)?;
+        let e = exits(job, unit.members[i / k].slice, &pos, above, (list, true))?;
         layer.push(match list.as_slice() {
             [] => RuleResult::NO_MOVE.code(),
             _ => RuleResult::drawn(plain(i)).code(),

@@ -447,24 +447,24 @@ struct Scratch {
 /// A predecessor (a position of the unit) of a resolved position, and whether that
 /// position was lost, in 8 bytes: a window's gathered predecessors are the largest scratch.
 #[derive(Copy, Clone)]
-struct Pred(u64);
+pub(super) struct Pred(u64);
 
 impl Pred {
     /// Predecessor `at`, of a position that was lost when `lost`.
     #[inline(always)]
-    fn new(at: usize, lost: bool) -> Pred {
+    pub(super) fn new(at: usize, lost: bool) -> Pred {
         Pred((at as u64) << 1 | lost as u64)
     }
 
     /// The predecessor's place in the unit.
     #[inline(always)]
-    fn at(self) -> usize {
+    pub(super) fn at(self) -> usize {
         (self.0 >> 1) as usize
     }
 
     /// Whether the position it leads to was lost.
     #[inline(always)]
-    fn lost(self) -> bool {
+    pub(super) fn lost(self) -> bool {
         self.0 & 1 != 0
     }
 }
@@ -484,7 +484,7 @@ const SERIAL_WINDOW: usize = 16;
 /// few tens of MB at most.
 const PARALLEL_WINDOW: usize = 1 << 10;
 /// How far ahead of its use a predecessor's state is asked for.
-const PREFETCH_AHEAD: usize = 8;
+pub(super) const PREFETCH_AHEAD: usize = 8;
 
 /// The members of a unit and their men.
 pub(super) struct Unit<'a> {
@@ -1313,7 +1313,7 @@ pub(super) fn predecessors_in_unit<R: Rules>(
 
 /// Asks the processor to load the cache line of `value`, without waiting for it.
 #[inline(always)]
-fn prefetch(value: &u16) {
+pub(super) fn prefetch(value: &u16) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch is only a hint; it reads nothing and cannot fault.
     unsafe {
