@@ -26,7 +26,9 @@
 //!   to an even number are not read. Where every quiet move takes a piece one row (English,
 //!   Italian), each move of each side from such a position reaches one with an odd sum, so a
 //!   probe would answer it by a search of two plies into read values; `wins`: lost
-//!   positions are not read either (a search of one ply into the twin's wins).
+//!   positions are not read either (a search of one ply into the twin's wins);
+//! - `delta` (distances): each value of a block stored as its difference from the one
+//!   before it in index order (wrapping), the values nobody reads filled first.
 //!
 //! One line more takes the files as built and keeps, of each slice and its twin (the other
 //! side to move), only the smaller: Kingsrow's one side to move, where the other side is
@@ -108,6 +110,8 @@ struct Way {
     parity: bool,
     /// Lost positions are not read.
     wins: bool,
+    /// Each value of a block is stored as its difference from the one before (wrapping).
+    delta: bool,
 }
 
 const fn way(name: &'static str, fill: Fill, coder: Coder, block: usize) -> Way {
@@ -121,6 +125,7 @@ const fn way(name: &'static str, fill: Fill, coder: Coder, block: usize) -> Way 
         threats: None,
         parity: false,
         wins: false,
+        delta: false,
     }
 }
 
@@ -183,6 +188,7 @@ const fn dtw_way(
         threats: None,
         parity: false,
         wins: false,
+        delta: false,
     }
 }
 
@@ -202,7 +208,15 @@ const fn wins(w: Way, name: &'static str) -> Way {
     }
 }
 
-const DTW_WAYS: [Way; 15] = [
+const fn delta(w: Way, name: &'static str) -> Way {
+    Way {
+        name,
+        delta: true,
+        ..w
+    }
+}
+
+const DTW_WAYS: [Way; 20] = [
     wins(
         dtw_way("", Distance::Whole, false, Coder::Zstd(6), 16 * K),
         "wins z6 16K",
@@ -289,6 +303,35 @@ const DTW_WAYS: [Way; 15] = [
         true,
         Coder::ZstdDict(12),
         16 * K,
+    ),
+    delta(
+        dtw_way("", Distance::Whole, false, Coder::Zstd(6), 16 * K),
+        "delta z6 16K",
+    ),
+    delta(
+        dtw_way("", Distance::Half, false, Coder::Zstd(6), 16 * K),
+        "half delta z6 16K",
+    ),
+    delta(
+        parity(
+            dtw_way("", Distance::Whole, false, Coder::Zstd(6), 16 * K),
+            "",
+        ),
+        "parity delta z6 16K",
+    ),
+    delta(
+        parity(
+            dtw_way("", Distance::Half, false, Coder::Zstd(12), 16 * K),
+            "",
+        ),
+        "parity half delta z12 16K",
+    ),
+    delta(
+        parity(
+            dtw_way("", Distance::Half, false, Coder::Zstd(19), 64 * K),
+            "",
+        ),
+        "parity half delta z19 64K",
     ),
 ];
 
@@ -648,7 +691,15 @@ fn stored_values(slice: &Slice, way: &Way, kind: FileKind) -> (Vec<u16>, u8, u64
     };
     let values = known
         .par_chunks(way.block)
-        .flat_map_iter(|b| fill(b, way.fill))
+        .flat_map_iter(|b| {
+            let mut v = fill(b, way.fill);
+            if way.delta {
+                for i in (1..v.len()).rev() {
+                    v[i] = v[i].wrapping_sub(v[i - 1]) & ((1u32 << bits) - 1) as u16;
+                }
+            }
+            v
+        })
         .collect();
     (values, bits, table_bytes)
 }
