@@ -13,8 +13,8 @@ pub mod variant;
 pub use board::{Bitboard, BoardKind, Color, Geometry, OPPOSITE, Square};
 pub use draw::{Counters, DrawReason, Governing, RuleSet, SideMaterial, UnknownRuleSet};
 pub use movegen::{
-    MoveList, MoveSink, captures, count_king_quiets, count_moves, generate, legal_moves,
-    man_quiets, may_capture,
+    MoveList, MoveSink, captures, count_moves, generate, generate_counting_king_quiets,
+    legal_moves, may_capture,
 };
 pub use moves::{LegalMove, Move, MovePath};
 pub use perft::{divide, perft};

@@ -157,6 +157,24 @@ pub fn generate<R: Rules, S: MoveSink>(pos: &Position<R>, sink: &mut S) {
     }
 }
 
+/// Generates the legal moves of `pos` into `sink` (cleared first) but the kings' quiet
+/// moves, which are only counted: returns their number (0 when `pos` has a capture). For
+/// callers to whom a king's quiet move is one more move of the same kind (a retrograde
+/// unit's moves that stay in it).
+#[inline]
+pub fn generate_counting_king_quiets<R: Rules, S: MoveSink>(
+    pos: &Position<R>,
+    sink: &mut S,
+) -> u64 {
+    sink.clear();
+    generate_captures(pos, sink);
+    if !sink.is_empty() {
+        return 0;
+    }
+    man_quiets(pos, sink);
+    count_king_quiets(pos)
+}
+
 /// Generates only the captures of `pos` into `sink` (cleared first); empty when none exists.
 #[inline]
 pub fn captures<R: Rules, S: MoveSink>(pos: &Position<R>, sink: &mut S) {
@@ -566,10 +584,10 @@ fn generate_quiets<R: Rules, S: MoveSink>(pos: &Position<R>, sink: &mut S) {
     }
 }
 
-/// Adds to `sink` the quiet moves of the men of `pos`'s side to move (not cleared first;
-/// meaningful only when `pos` has no capture).
+/// Adds to `sink` the quiet moves of the men of `pos`'s side to move (call only when it has
+/// no capture).
 #[inline]
-pub fn man_quiets<R: Rules, S: MoveSink>(pos: &Position<R>, sink: &mut S) {
+fn man_quiets<R: Rules, S: MoveSink>(pos: &Position<R>, sink: &mut S) {
     let side = pos.side_to_move();
     let empty = pos.empty().0;
     let men = pos.men_of(side).0;
@@ -606,10 +624,10 @@ fn count_quiets<R: Rules>(pos: &Position<R>) -> u64 {
 }
 
 /// The number of quiet moves of the kings of `pos`'s side to move, without listing them
-/// (meaningful only when `pos` has no capture). A flying king's moves in a direction are
-/// the squares of its ray before the first piece on it.
+/// (call only when it has no capture). A flying king's moves in a direction are the squares
+/// of its ray before the first piece on it.
 #[inline]
-pub fn count_king_quiets<R: Rules>(pos: &Position<R>) -> u64 {
+fn count_king_quiets<R: Rules>(pos: &Position<R>) -> u64 {
     let kings = pos.kings_of(pos.side_to_move()).0;
     let empty = pos.empty().0;
     let mut n = 0u64;

@@ -14,8 +14,7 @@ use super::solve::{
     predecessors_in_unit, prefetch,
 };
 use crate::rules::{
-    Geometry, Governing, MoveList, Position, Rules, captures, count_king_quiets, generate,
-    man_quiets,
+    Geometry, Governing, MoveList, Position, Rules, generate, generate_counting_king_quiets,
 };
 use crate::tablebase::index::MoverFrame;
 
@@ -85,11 +84,7 @@ fn exits<R: Rules>(
     if kings_listed {
         generate(pos, list);
     } else {
-        captures(pos, list);
-        if list.as_slice().is_empty() {
-            e.inside = count_king_quiets(pos) as u16;
-            man_quiets(pos, list);
-        }
+        e.inside = generate_counting_king_quiets(pos, list) as u16;
     }
     let kings = pos.kings();
     for mv in list.as_slice() {

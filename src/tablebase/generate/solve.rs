@@ -29,8 +29,8 @@ use super::super::table::decompress_into;
 use super::GenerateError;
 use super::rules::{RuleScratch, closed_rule, derived_rule, unit_rules};
 use crate::rules::{
-    Bitboard, Color, Geometry, Governing, MoveList, OPPOSITE, Position, RuleSet, Rules, captures,
-    count_king_quiets, man_quiets,
+    Bitboard, Color, Geometry, Governing, MoveList, OPPOSITE, Position, RuleSet, Rules,
+    generate_counting_king_quiets,
 };
 use crate::tablebase::rule_result::{RuleCategory, RuleResult};
 use rayon::prelude::*;
@@ -1213,8 +1213,9 @@ fn classify<R: Rules>(
     above: &mut Above<'_, 1>,
     list: &mut MoveList,
 ) -> Result<Class, GenerateError> {
-    captures(pos, list);
-    if let Some((first, rest)) = list.as_slice().split_first() {
+    let king_moves = generate_counting_king_quiets(pos, list) as u16;
+    let moves = list.as_slice();
+    if let Some((first, rest)) = moves.split_first().filter(|(m, _)| m.is_capture()) {
         let mut best = job.tb.resolve(&pos.play(first), true)?.before_move();
         for mv in rest {
             best = best.max(job.tb.resolve(&pos.play(mv), true)?.before_move());
@@ -1224,11 +1225,9 @@ fn classify<R: Rules>(
             capture: true,
         });
     }
-    let king_moves = count_king_quiets(pos) as u16;
     let mut inside = king_moves;
     let mut exit: Option<Outcome> = None;
-    man_quiets(pos, list);
-    for mv in list.as_slice() {
+    for mv in moves {
         let o = if mv.is_promotion() {
             job.tb.resolve(&pos.play(mv), true)?.before_move()
         } else if R::Board::is_sideways(mv.from(), mv.to()) {
