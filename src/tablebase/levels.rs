@@ -14,6 +14,8 @@
 //! slice turned), and in Turkish every placement with the same men on each row, since
 //! sideways moves join them.
 
+use rayon::slice::ParallelSliceMut;
+
 use super::index::{MoverFrame, SliceIndex, binomial, unrank_set};
 use super::material::Material;
 use crate::rules::{Color, Geometry, Rules, Square};
@@ -173,7 +175,7 @@ impl<R: Rules> Placements<R> {
                 }
             }
         }
-        out.sort_unstable_by_key(|m| m.key());
+        out.par_sort_unstable_by_key(|m| m.key());
         out
     }
 
@@ -245,7 +247,7 @@ impl<R: Rules> Placements<R> {
             .enumerate()
             .map(|(i, &m)| (self.signature(m), i as u32))
             .collect();
-        order.sort_unstable();
+        order.par_sort_unstable();
         let mut units: Vec<Vec<u32>> = Vec::new();
         let mut last = None;
         for (sig, i) in order {

@@ -29,6 +29,9 @@ const DTW_LEVEL: i32 = 6;
 const PACK_LEVEL: i32 = 1;
 /// Bytes of values a packed stream's frames hold (the last of a stream fewer).
 const PACK_FRAME: usize = 1 << 19;
+/// Blocks a packed stream's frame holds at most: frames of small blocks (few or no kings)
+/// are gathered from fewer of them.
+const FRAME_BLOCKS: usize = 1 << 14;
 /// Bytes of decoded values read ahead from each packed stream.
 const READ_BUFFER: usize = 1 << 16;
 /// Positions encoded at a time: a whole number of blocks of both kinds.
@@ -74,8 +77,8 @@ impl Packed {
     }
 
     /// Packs the values of `level` (number `n`) as stream `stream`: per slice, frames of
-    /// [`PACK_FRAME`] bytes compressed by all threads, a few per thread at a time, written
-    /// in order (a reader reads the frames as one stream).
+    /// about [`PACK_FRAME`] bytes, a few per thread at a time each gathered and compressed by
+    /// one of the pool's threads, written in order (a reader reads the frames as one stream).
     pub fn add(
         &mut self,
         n: usize,
@@ -86,32 +89,39 @@ impl Packed {
         let in_flight = 2 * rayon::current_num_threads();
         for slice in 0..slices {
             let start = self.end;
-            let mut frames: Vec<Vec<u8>> = Vec::with_capacity(in_flight);
-            let mut raw = Vec::with_capacity(PACK_FRAME);
+            let mut frames: Vec<Vec<&[u16]>> = Vec::with_capacity(in_flight);
+            let (mut frame, mut bytes) = (Vec::new(), 0);
             for block in level.slice_values(slice as u8) {
-                for v in block {
-                    raw.extend_from_slice(&v.to_le_bytes());
-                }
-                if raw.len() >= PACK_FRAME {
-                    frames.push(std::mem::replace(&mut raw, Vec::with_capacity(PACK_FRAME)));
+                frame.push(block);
+                bytes += 2 * block.len();
+                if bytes >= PACK_FRAME || frame.len() == FRAME_BLOCKS {
+                    frames.push(std::mem::take(&mut frame));
+                    bytes = 0;
                     if frames.len() == in_flight {
                         self.write_frames(&mut frames)?;
                     }
                 }
             }
-            frames.push(raw);
+            frames.push(frame);
             self.write_frames(&mut frames)?;
             self.streams[n][stream as usize][slice] = (start, self.end);
         }
         Ok(())
     }
 
-    /// Compresses `frames` (all threads) and appends them in order; empties `frames`.
-    fn write_frames(&mut self, frames: &mut Vec<Vec<u8>>) -> Result<(), GenerateError> {
+    /// Compresses `frames` (each a run of blocks; all threads) and appends them in order;
+    /// empties `frames`.
+    fn write_frames(&mut self, frames: &mut Vec<Vec<&[u16]>>) -> Result<(), GenerateError> {
         let packed: Vec<Vec<u8>> = frames
             .par_iter()
-            .filter(|raw| !raw.is_empty())
-            .map(|raw| compress(raw, PACK_LEVEL))
+            .filter(|blocks| !blocks.is_empty())
+            .map(|blocks| {
+                let raw: Vec<u8> = blocks
+                    .iter()
+                    .flat_map(|block| block.iter().flat_map(|v| v.to_le_bytes()))
+                    .collect();
+                compress(&raw, PACK_LEVEL)
+            })
             .collect();
         for frame in packed {
             self.file

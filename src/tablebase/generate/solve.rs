@@ -181,16 +181,15 @@ impl PackedBatches {
             .collect()
     }
 
-    /// The level they make, decompressed.
+    /// The level they make, decompressed (all threads).
     pub fn level<R: Rules>(&self, placements: &Placements<R>) -> Level {
-        let mut bytes = Vec::new();
         let batches = self
             .batches
-            .iter()
-            .map(|frames| {
+            .par_iter()
+            .map_init(Vec::new, |bytes, frames| {
                 let mut values = Vec::with_capacity(frames.iter().map(|f| f.0).sum());
                 for frame in frames {
-                    Self::unpack_into(frame, &mut bytes);
+                    Self::unpack_into(frame, bytes);
                     values.extend(
                         bytes
                             .chunks_exact(2)
@@ -385,7 +384,7 @@ pub(super) fn solve_level<R: Rules>(
             }
         }
     }
-    blocks.sort_unstable_by_key(|b| b.0);
+    blocks.par_sort_unstable_by_key(|b| b.0);
     let mut counts = [Counts::default(); 2];
     let mut values = Vec::with_capacity(solved.len());
     let mut rules = Vec::with_capacity(solved.len());
