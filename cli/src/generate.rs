@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use damka::rules::Rules;
 use damka::tablebase::generate::{BUILD_CACHE_BYTES, job_done, missing_inputs};
@@ -95,7 +95,7 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
     let tb = open(&dir, BUILD_CACHE_BYTES)?;
     let start = Instant::now();
     let mut reports: Vec<SliceReport> = Vec::new();
-    let mut built_jobs = 0;
+    let mut left: Vec<&SliceJob> = Vec::new();
     for job in &jobs {
         if job_done(&dir, R::VARIANT, job, rules) {
             reports.extend(job.slices.iter().map(|&m| SliceReport {
@@ -107,40 +107,89 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
                 rules_bytes: 0,
                 skipped: true,
             }));
-            continue;
+        } else {
+            left.push(job);
         }
-        let positions: u64 = job
-            .slices
-            .iter()
-            .map(|&m| SliceIndex::<R>::new(m).size())
-            .sum();
-        let bar = progress_bar(args.quiet, job, positions);
-        let job_start = Instant::now();
-        let built = pool
-            .install(|| build_job::<R>(job, &tb, rules, &Bar(bar.clone(), slice_names(job))))
-            .map_err(|e| CliError {
-                message: e.to_string(),
-                code: 1,
-            })?;
-        bar.finish_and_clear();
-        if !args.quiet {
-            let n: u64 = built.iter().map(|r| r.positions).sum();
-            eprintln!(
-                "built {} {}: {}, {n} positions in {:.2} s",
-                R::VARIANT,
-                slice_names(job),
-                slices_count(built.len()),
-                job_start.elapsed().as_secs_f64()
-            );
+    }
+    let estimates: Vec<Estimate> = left.iter().map(|j| estimate::<R>(j)).collect();
+    // Two jobs run at once where they fit together in what the largest job needs alone, so
+    // that the plan's peak stays the build's.
+    let largest = estimates.iter().map(|e| e.memory_bytes).max().unwrap_or(0);
+    let bars = MultiProgress::new();
+    if args.quiet {
+        bars.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    let build_one =
+        |job: &SliceJob| -> Result<Vec<SliceReport>, CliError> {
+            let positions: u64 = job
+                .slices
+                .iter()
+                .map(|&m| SliceIndex::<R>::new(m).size())
+                .sum();
+            let bar = bars.add(progress_bar(job, positions));
+            let job_start = Instant::now();
+            let built = build_job::<R>(job, &tb, rules, &Bar(bar.clone(), slice_names(job)))
+                .map_err(|e| CliError {
+                    message: e.to_string(),
+                    code: 1,
+                })?;
+            bar.finish_and_clear();
+            bars.remove(&bar);
+            if !args.quiet {
+                let n: u64 = built.iter().map(|r| r.positions).sum();
+                eprintln!(
+                    "built {} {}: {}, {n} positions in {:.2} s",
+                    R::VARIANT,
+                    slice_names(job),
+                    slices_count(built.len()),
+                    job_start.elapsed().as_secs_f64()
+                );
+            }
+            Ok(built)
+        };
+    let mut started = vec![false; left.len()];
+    let mut built_jobs = 0;
+    while let Some(first) = started.iter().position(|s| !s) {
+        started[first] = true;
+        let partner = partner(first, &started, &estimates, largest, |j| {
+            missing_inputs(&dir, R::VARIANT, left[j]).is_empty()
+        });
+        if let Some(j) = partner {
+            started[j] = true;
         }
-        built_jobs += 1;
-        reports.extend(built);
+        let (a, b) = pool.install(|| {
+            rayon::join(
+                || build_one(left[first]),
+                || partner.map(|j| build_one(left[j])),
+            )
+        });
+        for built in std::iter::once(a).chain(b) {
+            reports.extend(built?);
+            built_jobs += 1;
+        }
     }
     print_out(&summary(
         &reports,
         built_jobs,
         start.elapsed().as_secs_f64(),
     ))
+}
+
+/// The job to build beside job `first` (both in build order): the first not `started`
+/// after it whose inputs are `built` and whose own memory, added to `first`'s, stays within
+/// `largest`.
+fn partner(
+    first: usize,
+    started: &[bool],
+    estimates: &[Estimate],
+    largest: u64,
+    built: impl Fn(usize) -> bool,
+) -> Option<usize> {
+    (first + 1..started.len()).find(|&j| {
+        !started[j]
+            && estimates[first].memory_bytes + estimates[j].own_memory_bytes() <= largest
+            && built(j)
+    })
 }
 
 /// Honours [`FAIL_SLICE_VAR`] (a test hook).
@@ -197,11 +246,8 @@ fn slices_count(n: usize) -> String {
 
 /// The bar of a job of `positions` positions. The generator counts its own units of work
 /// (each position once per pass), so the bar shows a share, and the message the positions.
-fn progress_bar(quiet: bool, job: &SliceJob, positions: u64) -> ProgressBar {
+fn progress_bar(job: &SliceJob, positions: u64) -> ProgressBar {
     let bar = ProgressBar::new(0);
-    if quiet {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
     bar.set_style(
         ProgressStyle::with_template("{msg} [{bar:40}] {percent:>3}%, eta {eta}")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
@@ -279,4 +325,40 @@ fn summary(reports: &[SliceReport], jobs: usize, seconds: f64) -> String {
         positions as f64 / all.max(1) as f64,
         positions as f64 / wdl.max(1) as f64,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use damka::rules::English;
+
+    /// A partner is the first later job not started whose inputs are built and whose own
+    /// memory fits beside the first job's within the limit.
+    #[test]
+    fn a_partner_is_built_and_fits_beside() {
+        let jobs = plan(5, English::MEN);
+        let estimates: Vec<Estimate> = jobs.iter().map(estimate::<English>).collect();
+        let largest = estimates.iter().map(|e| e.memory_bytes).max().unwrap();
+        let mut started = vec![false; jobs.len()];
+        started[0] = true;
+        assert_eq!(partner(0, &started, &estimates, largest, |_| true), Some(1));
+        started[1] = true;
+        assert_eq!(partner(0, &started, &estimates, largest, |_| true), Some(2));
+        assert_eq!(
+            partner(0, &started, &estimates, largest, |j| j == 7),
+            Some(7)
+        );
+        assert_eq!(partner(0, &started, &estimates, largest, |_| false), None);
+        // Exactly room for the next job's own memory, then a byte less.
+        let fits = estimates[0].memory_bytes + estimates[2].own_memory_bytes();
+        assert!(estimates[2].own_memory_bytes() > 0);
+        assert_eq!(partner(0, &started, &estimates, fits, |j| j == 2), Some(2));
+        assert_eq!(partner(0, &started, &estimates, fits - 1, |j| j == 2), None);
+        // The last job has none after it.
+        let last = jobs.len() - 1;
+        assert_eq!(
+            partner(last, &started, &estimates, u64::MAX, |_| true),
+            None
+        );
+    }
 }

@@ -67,6 +67,15 @@ pub struct Estimate {
     pub core_seconds: f64,
 }
 
+impl Estimate {
+    /// The peak memory of the job itself, beside what the jobs of one build share (the input
+    /// cache and the base): what a second job run at the same time adds.
+    pub fn own_memory_bytes(&self) -> u64 {
+        self.memory_bytes
+            .saturating_sub(BUILD_CACHE_BYTES as u64 + BUILD_BASE_BYTES)
+    }
+}
+
 /// Positions a build solves per second on one core, measured with one thread (files
 /// written) on this project's 2-core machine, shared with other work (benches/README.md):
 /// about 1.6 M/s for English 1211+1112, with men; slices of kings only are slower, 1.1 M/s
