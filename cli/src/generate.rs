@@ -119,34 +119,30 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
     if args.quiet {
         bars.set_draw_target(ProgressDrawTarget::hidden());
     }
-    let build_one =
-        |job: &SliceJob| -> Result<Vec<SliceReport>, CliError> {
-            let positions: u64 = job
-                .slices
-                .iter()
-                .map(|&m| SliceIndex::<R>::new(m).size())
-                .sum();
-            let bar = bars.add(progress_bar(job, positions));
-            let job_start = Instant::now();
-            let built = build_job::<R>(job, &tb, rules, &Bar(bar.clone(), slice_names(job)))
-                .map_err(|e| CliError {
-                    message: e.to_string(),
-                    code: 1,
-                })?;
-            bar.finish_and_clear();
-            bars.remove(&bar);
-            if !args.quiet {
-                let n: u64 = built.iter().map(|r| r.positions).sum();
-                eprintln!(
-                    "built {} {}: {}, {n} positions in {:.2} s",
-                    R::VARIANT,
-                    slice_names(job),
-                    slices_count(built.len()),
-                    job_start.elapsed().as_secs_f64()
-                );
-            }
-            Ok(built)
-        };
+    // Job `j` of those left, its bar cleared whether it succeeds or fails.
+    let build_one = |j: usize| -> Result<Vec<SliceReport>, CliError> {
+        let job = left[j];
+        let bar = bars.add(progress_bar(job, estimates[j].positions));
+        let job_start = Instant::now();
+        let built = build_job::<R>(job, &tb, rules, &Bar(bar.clone(), slice_names(job)));
+        bar.finish_and_clear();
+        bars.remove(&bar);
+        let built = built.map_err(|e| CliError {
+            message: e.to_string(),
+            code: 1,
+        })?;
+        if !args.quiet {
+            let n: u64 = built.iter().map(|r| r.positions).sum();
+            eprintln!(
+                "built {} {}: {}, {n} positions in {:.2} s",
+                R::VARIANT,
+                slice_names(job),
+                slices_count(built.len()),
+                job_start.elapsed().as_secs_f64()
+            );
+        }
+        Ok(built)
+    };
     let mut started = vec![false; left.len()];
     let mut built_jobs = 0;
     while let Some(first) = started.iter().position(|s| !s) {
@@ -157,12 +153,7 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
         if let Some(j) = partner {
             started[j] = true;
         }
-        let (a, b) = pool.install(|| {
-            rayon::join(
-                || build_one(left[first]),
-                || partner.map(|j| build_one(left[j])),
-            )
-        });
+        let (a, b) = pool.install(|| rayon::join(|| build_one(first), || partner.map(build_one)));
         for built in std::iter::once(a).chain(b) {
             reports.extend(built?);
             built_jobs += 1;
