@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the same tables with two damka binaries, side by side, and compares them file by
 # file: the build time of each (wall and CPU seconds, peak RSS) and whether every table file
-# is byte-identical. Used to check a generator change against the generator before it.
+# (win/draw/loss, distance, distance to conversion, rule results) is byte-identical. Used
+# to check a generator change against the generator before it.
 #
 #   tools/compare-generators.sh OLD_DAMKA NEW_DAMKA OUT_DIR THREADS VARIANT:PIECES...
 #
@@ -41,8 +42,8 @@ while IFS= read -r file; do
         status=1
     fi
     count=$((count + 1))
-done < <(find "$out/old" -name '*.wdl' -o -name '*.dtw' | sort)
-extra=$(cd "$out/new" && find . -name '*.wdl' -o -name '*.dtw' | wc -l)
+done < <(find "$out/old" -type f \( -name '*.wdl' -o -name '*.dtw' -o -name '*.dtc' -o -name '*.rules' \) | sort)
+extra=$(cd "$out/new" && find . -type f \( -name '*.wdl' -o -name '*.dtw' -o -name '*.dtc' -o -name '*.rules' \) | wc -l)
 if [ "$extra" -ne "$count" ]; then
     echo "file counts differ: old $count, new $extra"
     status=1
