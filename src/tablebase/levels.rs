@@ -395,6 +395,28 @@ impl Level {
     pub fn at(&self, place: Place) -> u16 {
         self.batches[place.batch][place.at]
     }
+
+    /// Asks for the value at `place` to be loaded (see [`prefetch`]).
+    #[inline(always)]
+    pub fn prefetch(&self, place: Place) {
+        if let Some(value) = self.batches.get(place.batch).and_then(|b| b.get(place.at)) {
+            prefetch(value);
+        }
+    }
+}
+
+/// Asks the processor to load the cache line of `value`, without waiting for it: the walks
+/// of the generator and the verify's reads of successors miss the cache.
+#[inline(always)]
+pub(crate) fn prefetch(value: &u16) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint; it reads nothing and cannot fault.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>((value as *const u16).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
 }
 
 impl Place {

@@ -686,6 +686,21 @@ fn check_level<R: Rules>(
                             false => read.place(&index[twin as usize], twin, &frame),
                             true => None,
                         };
+                        // The successors' values are read below, scattered over the
+                        // levels: their loads are asked for now, all at once.
+                        match place {
+                            Some(p) if p.level == 0 => {
+                                level.prefetch(p);
+                                if pos.kings().contains(mv.from()) {
+                                    dtc.prefetch(p);
+                                }
+                                if rules.is_some() {
+                                    rule_level.prefetch(p);
+                                }
+                            }
+                            Some(p) => above.iter().for_each(|a| a.prefetch(p)),
+                            None => {}
+                        }
                         (frame, place)
                     }));
                     // A wrong rule result is reported after a wrong value or distance of

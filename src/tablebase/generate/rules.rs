@@ -10,13 +10,13 @@ use super::super::rule_result::{Moves, RuleCategory, RuleResult};
 use super::super::two_counts::next_layer;
 use super::GenerateError;
 use super::solve::{
-    CODE, Job, PREFETCH_AHEAD, Pred, RulesAbove, Unit, king_successor_in_unit,
-    predecessors_in_unit, prefetch,
+    CODE, Job, PREFETCH_AHEAD, Pred, RulesAbove, Unit, king_successor_in_unit, predecessors_in_unit,
 };
 use crate::rules::{
     Geometry, Governing, MoveList, Position, Rules, generate, generate_counting_king_quiets,
 };
 use crate::tablebase::index::MoverFrame;
+use crate::tablebase::levels::prefetch;
 
 /// Resolved positions whose predecessors are gathered at once in [`unit_rules`].
 const RULE_WINDOW: usize = 4096;

@@ -22,7 +22,7 @@
 //! the same whatever the number of threads.
 
 use super::super::index::{KingArrangements, MoverFrame, SliceIndex};
-use super::super::levels::{Above, Level, Member, Placements};
+use super::super::levels::{Above, Level, Member, Placements, prefetch};
 use super::super::outcome::{Outcome, Wdl};
 use super::super::probe::Tablebase;
 use super::super::table::decompress_into;
@@ -1311,19 +1311,6 @@ pub(super) fn predecessors_in_unit<R: Rules>(
         };
         f(at, men_moved);
     });
-}
-
-/// Asks the processor to load the cache line of `value`, without waiting for it.
-#[inline(always)]
-pub(super) fn prefetch(value: &u16) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint; it reads nothing and cannot fault.
-    unsafe {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>((value as *const u16).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
 }
 
 /// Updates position `at` of the unit, a predecessor of a position resolved at `ply`: won in
