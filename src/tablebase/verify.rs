@@ -645,9 +645,9 @@ fn check_level<R: Rules>(
     let twin = if index.len() == 2 { 1 - slice } else { 0 };
     let mine: Vec<(u64, Place)> = level.starts(slice).collect();
     let positions = mine.len() * kings as usize;
-    // A capture position's moves are its captures, which only an expected rule result
-    // from the moves needs.
-    let captures_needed = rules.is_some_and(|r| matches!(r.expected, Expected::Moves));
+    // Whether the expected rule results come from the successors' (then a capture
+    // position's moves, its captures, are needed too).
+    let rules_from_moves = rules.is_some_and(|r| matches!(r.expected, Expected::Moves));
     (0..positions.div_ceil(TASK_POSITIONS))
         .into_par_iter()
         .map_init(
@@ -672,7 +672,7 @@ fn check_level<R: Rules>(
                         i % kings,
                         arrangements.as_ref(),
                     );
-                    match capture && !captures_needed {
+                    match capture && !rules_from_moves {
                         true => list.clear(),
                         false => generate(&pos, list),
                     }
@@ -686,20 +686,22 @@ fn check_level<R: Rules>(
                             false => read.place(&index[twin as usize], twin, &frame),
                             true => None,
                         };
-                        // The successors' values are read below, scattered over the
-                        // levels: their loads are asked for now, all at once.
-                        match place {
-                            Some(p) if p.level == 0 => {
-                                level.prefetch(p);
-                                if pos.kings().contains(mv.from()) {
-                                    dtc.prefetch(p);
-                                }
-                                if rules.is_some() {
-                                    rule_level.prefetch(p);
-                                }
+                        // What is read below of each successor lies scattered over the
+                        // levels: the loads are asked for now, all at once.
+                        if let Some(p) = place {
+                            let (values, rule_results) = match p.level {
+                                0 => (Some(level), Some(rule_level)),
+                                _ => (above, rules.and_then(|r| r.above)),
+                            };
+                            if let Some(values) = values {
+                                values.prefetch(p);
                             }
-                            Some(p) => above.iter().for_each(|a| a.prefetch(p)),
-                            None => {}
+                            if let (true, Some(results)) = (rules_from_moves, rule_results) {
+                                results.prefetch(p);
+                            }
+                            if p.level == 0 && pos.kings().contains(mv.from()) {
+                                dtc.prefetch(p);
+                            }
                         }
                         (frame, place)
                     }));
