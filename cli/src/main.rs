@@ -6,6 +6,7 @@ mod cluster;
 mod compact;
 mod generate;
 mod hub;
+mod huge_pages;
 mod info;
 mod moves;
 mod pdn;
@@ -20,6 +21,9 @@ use std::fmt;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+#[global_allocator]
+static ALLOCATOR: huge_pages::HugePages = huge_pages::HugePages;
 
 /// An error the CLI reports as one line on stderr, with its exit code.
 #[derive(Debug)]
