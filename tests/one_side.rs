@@ -1,16 +1,17 @@
-//! One side to move and forced exchanges unread (`tablebase::one_side`, `forced_unread`,
-//! `damka compact`): tables where one slice of each pair is searched and the others leave
-//! their forced exchanges unread give every position the answers of the full tables, pass
-//! `verify`, and take fewer bytes; a second run changes nothing; a searched file with
-//! blocks, or both sides searched, is an error, never a wrong value.
+//! One side to move and positions unread (`tablebase::one_side`, `leave_unread`, `damka
+//! compact`): tables where one slice of each pair is searched and the others leave their
+//! forced exchanges unread (and, in English, the kept distances on even rows) give every
+//! position the answers of the full tables, pass `verify`, and take fewer bytes; a second
+//! run changes nothing; a searched file with blocks, or both sides searched, is an error,
+//! never a wrong value.
 
 use std::path::{Path, PathBuf};
 
 use damka::rules::{English, Rules, Russian};
 use damka::tablebase::format::{FileKind, HEADER_SIZE, Header, assemble, pack, unpack};
 use damka::tablebase::{
-    Material, ProbeError, SliceCheck, SliceIndex, TableError, Tablebase, build_job,
-    forced_exchange, forced_unread, one_side, plan, verify_slice,
+    Material, ProbeError, SliceCheck, SliceIndex, TableError, Tablebase, build_job, even_rows,
+    forced_exchange, leave_unread, one_side, plan, rows_alternate, verify_slice,
 };
 use damka::{RuleSet, Variant};
 
@@ -130,19 +131,39 @@ fn check<R: Rules>(name: &str, pieces: u32, min_pieces: u32) {
                 .searched
         );
     }
-    let reencoded = forced_unread(&dir, variant, &slices, min_pieces).expect("forced unread");
+    let reencoded = leave_unread(&dir, variant, &slices, min_pieces, true).expect("leave unread");
     let holding = slices.iter().filter(|m| m.pieces() >= min_pieces).count() - pairs;
     assert_eq!(reencoded.len(), holding, "every slice that holds values");
     for r in &reencoded {
         let index = SliceIndex::<R>::new(r.material);
-        let forced = (0..index.size())
+        let quiet: Vec<_> = (0..index.size())
             .filter_map(|i| index.unrank(i))
-            .map(|f| f.position::<R>())
-            .filter(|p| !damka::rules::may_capture(p) && forced_exchange(p))
+            .filter(|f| !damka::rules::may_capture(&f.position::<R>()))
+            .collect();
+        let forced = quiet
+            .iter()
+            .filter(|f| forced_exchange(&f.position::<R>()))
             .count() as u64;
         assert_eq!(r.forced, forced, "{}", r.material);
+        // Kept slices of a searched twin leave their distances on even rows unread where
+        // the rows alternate; the others, and symmetric slices, keep them.
+        let even = quiet
+            .iter()
+            .filter(|f| {
+                !forced_exchange(&f.position::<R>())
+                    && even_rows::<R>(f.mover, damka::rules::Color::White)
+            })
+            .count() as u64;
+        let twin_searched = done.iter().any(|d| d.kept == r.material);
+        match rows_alternate::<R>() && twin_searched {
+            true => assert_eq!(r.even_rows, even, "{}", r.material),
+            false => assert_eq!(r.even_rows, 0, "{}", r.material),
+        }
     }
     assert!(reencoded.iter().map(|r| r.forced).sum::<u64>() > 10_000);
+    if rows_alternate::<R>() {
+        assert!(reencoded.iter().map(|r| r.even_rows).sum::<u64>() > 100_000);
+    }
     let (before, after) = (
         bytes(&full_dir, variant, &slices),
         bytes(&dir, variant, &slices),
@@ -155,7 +176,7 @@ fn check<R: Rules>(name: &str, pieces: u32, min_pieces: u32) {
         one_side(&dir, variant, &slices, min_pieces)
             .expect("again")
             .is_empty()
-            && forced_unread(&dir, variant, &slices, min_pieces)
+            && leave_unread(&dir, variant, &slices, min_pieces, false)
                 .expect("again")
                 .is_empty(),
         "a second run changes nothing"
@@ -172,8 +193,9 @@ fn check<R: Rules>(name: &str, pieces: u32, min_pieces: u32) {
             "{m}"
         );
     }
-    // A kept distance two plies off (a win stays a win, a loss a loss) is found by the verify of its
-    // slice, whose twin's values and forced exchanges are found from the kept ones.
+    // A kept distance two plies off (a win stays a win, a loss a loss) is found by the verify
+    // of its slice, whose twin's values, forced exchanges and distances on even rows are
+    // found from the kept ones.
     let kept = done
         .iter()
         .find(|d| d.kept.pieces() == pieces)
@@ -184,9 +206,12 @@ fn check<R: Rules>(name: &str, pieces: u32, min_pieces: u32) {
         .find(|&i| {
             index.unrank(i).is_some_and(|f| {
                 let pos = f.position::<R>();
-                !damka::rules::may_capture(&pos)
-                    && !forced_exchange(&pos)
-                    && full.probe_wdl(&pos).expect("full") != damka::tablebase::Wdl::Draw
+                // Not a capture position, a forced exchange or a distance unread.
+                let unread = damka::rules::may_capture(&pos)
+                    || forced_exchange(&pos)
+                    || (rows_alternate::<R>()
+                        && even_rows::<R>(f.mover, damka::rules::Color::White));
+                !unread && full.probe_wdl(&pos).expect("full") != damka::tablebase::Wdl::Draw
             })
         })
         .expect("a won or lost position");

@@ -938,8 +938,8 @@ fn killed_build_restarts_and_verifies() {
 }
 
 /// `damka compact --min-pieces 3` on English up to 4 pieces: a line per pair and per slice
-/// re-encoded and a total, every answer of `damka probe` as before, `verify` passes, a
-/// second run changes nothing.
+/// re-encoded and a total, a second run changes nothing; then `--even-rows` re-encodes the
+/// kept distance files; every answer of `damka probe` as before, `verify` passes.
 #[test]
 fn compact_keeps_every_answer() {
     let damka = Path::new(env!("CARGO_BIN_EXE_damka"));
@@ -980,6 +980,21 @@ fn compact_keeps_every_answer() {
     assert!(
         again.starts_with("pairs 0, slices re-encoded 0, "),
         "{again}"
+    );
+    // Then the kept distances on even rows: the distance file of each pair's kept slice.
+    let even = run(&["compact", "--min-pieces", "3", "--even-rows"]);
+    assert_eq!(
+        even.lines()
+            .filter(|l| l.contains(" distances on even rows unread: "))
+            .count(),
+        17,
+        "{even}"
+    );
+    assert!(
+        even.lines()
+            .last()
+            .is_some_and(|l| l.starts_with("pairs 0, slices re-encoded 17, ")),
+        "{even}"
     );
     assert!(run(&["verify"]).ends_with("slices 41, bad 0, missing 0\n"));
     for fen in ["W:WK19,K23:BK28,12", "B:W21,K1:B9,K30", "W:W24:B12,16,K31"] {

@@ -2,12 +2,14 @@
 //! smaller win/draw/loss file keeps its win/draw/loss and distance files; the other side's
 //! become searched files, answered by a search of one ply into its twin. Then the files
 //! that hold values leave their forced exchanges unread (answered by a search of one ply
-//! that ends in capture searches).
+//! that ends in capture searches), and with `--even-rows`, in English and Italian, the
+//! kept distance files their positions on even rows (answered by a search of two plies
+//! through the twin).
 
 use std::path::PathBuf;
 
 use damka::Variant;
-use damka::tablebase::{TableError, forced_unread, one_side};
+use damka::tablebase::{TableError, leave_unread, one_side};
 
 use super::tables::{slices, tables_dir, variants};
 use super::{CliError, print_out};
@@ -25,6 +27,12 @@ pub struct Args {
     /// little room: their probes stay one lookup).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(2..))]
     min_pieces: u32,
+    /// In English and Italian, also leave unread the kept distances of positions whose
+    /// side to move's rows add up to an even number (found by a search of two plies):
+    /// distance files about half as large, their distance probes and `verify` several
+    /// times slower.
+    #[arg(long)]
+    even_rows: bool,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -49,12 +57,17 @@ pub fn run(args: Args) -> Result<(), CliError> {
             let line = format!("{variant} {} searched, {} kept", d.searched, d.kept);
             changes.push((line, d.bytes_before, d.bytes_after));
         }
-        for d in forced_unread(&dir, variant, &present, args.min_pieces).map_err(failed)? {
+        for d in leave_unread(&dir, variant, &present, args.min_pieces, args.even_rows)
+            .map_err(failed)?
+        {
             reencoded += 1;
-            let line = format!(
+            let mut line = format!(
                 "{variant} {}: {} forced exchanges unread",
                 d.material, d.forced
             );
+            if d.even_rows > 0 {
+                line += &format!(", {} distances on even rows unread", d.even_rows);
+            }
             changes.push((line, d.bytes_before, d.bytes_after));
         }
         for (line, from, to) in changes {

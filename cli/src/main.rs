@@ -129,7 +129,8 @@ enum Command {
     /// What the tables directory holds.
     Info(info::Args),
     /// Keep one side to move of each slice pair: about half the bytes of win/draw/loss and
-    /// distance files, the other side answered by a search of one ply.
+    /// distance files, the other side answered by a search of one ply; leave unread what a
+    /// short search finds (forced exchanges; English and Italian distances on even rows).
     Compact(compact::Args),
     /// Annotate PDN games with perfect-play verdicts from the tables.
     #[command(visible_alias = "analyze")]

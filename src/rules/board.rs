@@ -221,6 +221,8 @@ pub trait Geometry: Copy + Default + Send + Sync + 'static {
     const ROW_FIRST: u64;
     /// Squares of the last row.
     const ROW_LAST: u64;
+    /// Squares of the odd rows (1, 3, ...; row 0 is White's back rank).
+    const ODD_ROWS: u64;
     /// Whether a man can stand on its own back rank (false in Turkish, where men start on the
     /// second row and never move backwards).
     const MEN_ON_BACK_RANK: bool;
@@ -330,6 +332,17 @@ const fn diagonal_row(size: u8, row: u8) -> u64 {
     bits
 }
 
+/// The squares of the odd rows of a ghost-square diagonal layout of `size` columns.
+const fn diagonal_odd_rows(size: u8) -> u64 {
+    let mut bits = 0u64;
+    let mut row = 1;
+    while row < size {
+        bits |= diagonal_row(size, row);
+        row += 2;
+    }
+    bits
+}
+
 /// For each direction and square of `valid`, the squares that repeated steps in that
 /// direction reach (see [`Geometry::RAYS`]).
 const fn rays(dirs: [Dir; 4], valid: u64) -> [[u64; 64]; 4] {
@@ -421,6 +434,7 @@ impl Geometry for Diagonal8 {
     const SIDEWAYS: u8 = 0;
     const ROW_FIRST: u64 = diagonal_row(8, 0);
     const ROW_LAST: u64 = diagonal_row(8, 7);
+    const ODD_ROWS: u64 = diagonal_odd_rows(8);
     const MEN_ON_BACK_RANK: bool = true;
 
     fn square_at(col: u8, row: u8) -> Option<Square> {
@@ -443,6 +457,7 @@ impl Geometry for Diagonal10 {
     const SIDEWAYS: u8 = 0;
     const ROW_FIRST: u64 = diagonal_row(10, 0);
     const ROW_LAST: u64 = diagonal_row(10, 9);
+    const ODD_ROWS: u64 = diagonal_odd_rows(10);
     const MEN_ON_BACK_RANK: bool = true;
 
     fn square_at(col: u8, row: u8) -> Option<Square> {
@@ -488,6 +503,7 @@ impl Geometry for Orthogonal8 {
     const SIDEWAYS: u8 = 0b0110;
     const ROW_FIRST: u64 = 0xff;
     const ROW_LAST: u64 = 0xff << 56;
+    const ODD_ROWS: u64 = 0xff00_ff00_ff00_ff00;
     const MEN_ON_BACK_RANK: bool = false;
 
     fn square_at(col: u8, row: u8) -> Option<Square> {

@@ -13,8 +13,12 @@ use crate::{Variant, with_rules};
 
 /// First eight bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"DAMKATB\x1a";
-/// The format version this code reads and writes (2: one side to move, [`Header::searched`]).
-pub const VERSION: u16 = 2;
+/// The format version this code writes (3: distances on even rows unread,
+/// [`Header::even_rows_searched`]).
+pub const VERSION: u16 = 3;
+/// The oldest version it reads (2: one side to move, [`Header::searched`]; a version 2 file
+/// is a version 3 file with byte 83 zero).
+pub const OLDEST_VERSION: u16 = 2;
 /// The index scheme of `index.rs` (men, then kings, combinatorial number system).
 pub const INDEX_SCHEME: u8 = 1;
 /// Size of the header in bytes.
@@ -110,6 +114,13 @@ pub struct Header {
     /// ([`super::one_side::forced_exchange`]), which a probe answers by a search of one ply
     /// (ending in capture searches). Only win/draw/loss and distance files that hold values.
     pub forced_searched: bool,
+    /// The distance file holds no distance for the positions whose side to move's pieces
+    /// stand on rows that add up to an even number (counted from its own back rank): a
+    /// probe searches two plies for them, to positions of the same slice whose rows add up
+    /// to an odd number ([`super::one_side::even_rows`]). Only distance files that hold
+    /// values, of a slice whose twin is searched, in a variant where every quiet move takes
+    /// one piece one row ([`super::one_side::rows_alternate`]).
+    pub even_rows_searched: bool,
 }
 
 /// Why a table file cannot be used. Every variant names the file.
@@ -144,7 +155,7 @@ impl fmt::Display for TableError {
             TableError::NotATable(p) => write!(f, "{}: not a damka table file", p.display()),
             TableError::Version(p, v) => write!(
                 f,
-                "{}: format version {v}, this damka reads version {VERSION}",
+                "{}: format version {v}, this damka reads versions {OLDEST_VERSION} to {VERSION}",
                 p.display()
             ),
             TableError::HeaderChecksum(p) => {
@@ -199,6 +210,7 @@ impl Header {
         b[73..81].copy_from_slice(&self.drawn_by_rules.to_le_bytes());
         b[81] = u8::from(self.searched);
         b[82] = u8::from(self.forced_searched);
+        b[83] = u8::from(self.even_rows_searched);
         let crc = crc32fast::hash(&b[..HEADER_CRC_AT]);
         b[HEADER_CRC_AT..].copy_from_slice(&crc.to_le_bytes());
         b
@@ -221,7 +233,7 @@ impl Header {
         let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"));
         let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
         let version = u16_at(8);
-        if version != VERSION {
+        if !(OLDEST_VERSION..=VERSION).contains(&version) {
             return Err(TableError::Version(path.to_path_buf(), version));
         }
         if crc32fast::hash(&b[..HEADER_CRC_AT]) != u32_at(HEADER_CRC_AT) {
@@ -268,6 +280,11 @@ impl Header {
                         "byte 82 (forced exchanges searched) is neither 0 nor 1",
                     ));
                 }
+            },
+            even_rows_searched: match b[83] {
+                0 => false,
+                1 => true,
+                _ => return Err(bad("byte 83 (even rows searched) is neither 0 nor 1")),
             },
         };
         Ok(header)
@@ -354,6 +371,19 @@ impl Header {
                 "forced exchanges searched (byte 82)",
                 "set in a file that holds no values or is not a win/draw/loss or distance file"
                     .into(),
+            ));
+        }
+        if self.even_rows_searched
+            && (self.searched
+                || kind != FileKind::Dtw
+                || !with_rules!(variant, R => super::one_side::rows_alternate::<R>()))
+        {
+            return Err(bad(
+                "even rows searched (byte 83)",
+                format!(
+                    "set in a file that holds no values, is not a distance file, or is of \
+                     {variant}, where a quiet move may keep its rows' sum's parity"
+                ),
             ));
         }
         let blocks = if self.searched {

@@ -21,7 +21,9 @@ pub use format::{FileKind, TableError};
 pub use generate::{Estimate, GenerateError, Progress, Silent, SliceReport, build_job, estimate};
 pub use index::{MoverFrame, SliceIndex};
 pub use material::{Material, SliceJob, plan};
-pub use one_side::{ForcedUnread, OneSide, forced_exchange, forced_unread, one_side};
+pub use one_side::{
+    LeftUnread, OneSide, even_rows, forced_exchange, leave_unread, one_side, rows_alternate,
+};
 pub use outcome::{Outcome, Wdl};
 pub use probe::{ProbeError, RatedMove, RuleMove, Tablebase};
 pub use rule_result::{RuleCategory, RuleResult};

@@ -3,11 +3,16 @@
 //! distance files; the other's become searched files ([`Header::searched`]: a header and no
 //! values), and a probe answers its positions by a search of one ply into the twin. Its
 //! distance-to-conversion and rules files stay. Win/draw/loss files take about half the
-//! bytes (benches/README.md, "Compression study"). Then [`forced_unread`] re-encodes the
+//! bytes (benches/README.md, "Compression study"). Then [`leave_unread`] re-encodes the
 //! files that hold values without their forced exchanges ([`forced_exchange`]), which a
 //! probe answers by a search of one ply ending in capture searches (Kingsrow leaves every
 //! position with a capture threat to the engine's search; these are the ones a search of
-//! one ply settles without coming back to the slice pair).
+//! one ply settles without coming back to the slice pair), and, if asked, where every
+//! quiet move takes one piece one row ([`rows_alternate`]: English, Italian), the distance
+//! files of the kept slices without the positions whose side to move's rows add up to an
+//! even number ([`even_rows`]), which a probe answers by a search of two plies through the
+//! twin: about half the distance bytes again, for distance probes and a verify several
+//! times slower (benches/README.md, "Distances on even rows").
 //!
 //! Safe to run again (pairs done are skipped) and to stop at any point: each file is
 //! written to a temporary name and renamed into place.
@@ -24,7 +29,7 @@ use super::material::Material;
 use super::probe::Tablebase;
 use super::table::TableFile;
 use crate::Variant;
-use crate::rules::{MoveList, Position, Rules, generate, may_capture};
+use crate::rules::{Color, Geometry, MoveList, Position, Rules, generate, may_capture};
 use crate::with_rules;
 
 /// Whether `pos` (whose side to move has no capture) is a forced exchange: the side not to
@@ -42,6 +47,28 @@ pub fn forced_exchange<R: Rules>(pos: &Position<R>) -> bool {
             .iter()
             .all(|mv| mv.is_promotion() || may_capture(&pos.play(mv)))
     }
+}
+
+/// Whether every quiet move of `R` takes one piece exactly one row forward or back (kings
+/// that step, men that never move sideways: English and Italian), so that the rows of the
+/// side to move's pieces, added up, change parity with each of its quiet moves and with
+/// none of the other side's.
+pub const fn rows_alternate<R: Rules>() -> bool {
+    !R::FLYING_KINGS && R::Board::SIDEWAYS == 0
+}
+
+/// Whether the rows of `pieces` (of `color`), each counted from `color`'s own back rank,
+/// add up to an even number. In a variant whose rows alternate ([`rows_alternate`]), a
+/// position of a slice whose distance file leaves these unread
+/// ([`Header::even_rows_searched`]) reaches, two plies on (a quiet move of each side), only
+/// positions of the slice whose rows add up to an odd number, or other slices.
+#[inline]
+pub fn even_rows<R: Rules>(pieces: u64, color: Color) -> bool {
+    let odd_rows = match color {
+        Color::White => R::Board::ODD_ROWS,
+        Color::Black => R::Board::rotate(R::Board::ODD_ROWS),
+    };
+    (pieces & odd_rows).count_ones().is_multiple_of(2)
 }
 
 /// The files one side to move kept of a slice pair.
@@ -132,6 +159,7 @@ fn write_searched(table: &TableFile) -> Result<(), TableError> {
     let header = Header {
         searched: true,
         forced_searched: false,
+        even_rows_searched: false,
         ..table.header().clone()
     };
     write_file(table.path(), &assemble(header, &[]))
@@ -158,14 +186,18 @@ fn open(
     )
 }
 
-/// What [`forced_unread`] did to a slice's win/draw/loss and distance files.
+/// What [`leave_unread`] did to a slice's win/draw/loss and distance files.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ForcedUnread {
+pub struct LeftUnread {
     /// The slice.
     pub material: Material,
     /// Its forced exchanges ([`forced_exchange`]), whose values the files no longer hold.
     pub forced: u64,
-    /// Bytes of the two files before.
+    /// Its other positions without a capture whose rows add up to an even number
+    /// ([`even_rows`]), whose distances the distance file no longer holds (0 where the
+    /// variant's rows do not alternate or the twin holds values).
+    pub even_rows: u64,
+    /// Bytes of the files re-encoded before.
     pub bytes_before: u64,
     /// And after.
     pub bytes_after: u64,
@@ -178,35 +210,52 @@ const WDL_LEVEL: i32 = 19;
 const DTW_LEVEL: i32 = 6;
 
 /// Re-encodes the win/draw/loss and distance files of every slice among `materials` (the
-/// slices of `variant` under `dir`) with at least `min_pieces` pieces that hold values and
-/// do not leave forced exchanges unread yet, leaving them unread: a meaningless value, the
-/// one before it in its block, as for capture positions; the header says so
-/// ([`Header::forced_searched`]). Returns what it did to each slice.
-pub fn forced_unread(
+/// slices of `variant` under `dir`) with at least `min_pieces` pieces that hold values,
+/// leaving unread (a meaningless value, the one before it in its block, as for capture
+/// positions) their forced exchanges ([`Header::forced_searched`]) and, with `even_rows`,
+/// in the distance file of a slice whose twin is searched, where the variant's rows
+/// alternate, the positions on even rows ([`Header::even_rows_searched`]). Files that
+/// already leave unread what they should are skipped (what is unread stays so). Returns
+/// what it did to each slice.
+pub fn leave_unread(
     dir: &Path,
     variant: Variant,
     materials: &[Material],
     min_pieces: u32,
-) -> Result<Vec<ForcedUnread>, TableError> {
+    even_rows: bool,
+) -> Result<Vec<LeftUnread>, TableError> {
+    let alternate = even_rows && with_rules!(variant, R => rows_alternate::<R>());
     let mut done = Vec::new();
     for &m in materials.iter().filter(|m| m.pieces() >= min_pieces) {
-        let mut report = ForcedUnread {
+        let mut report = LeftUnread {
             material: m,
             forced: 0,
+            even_rows: 0,
             bytes_before: 0,
             bytes_after: 0,
         };
         for (kind, level) in [(FileKind::Wdl, WDL_LEVEL), (FileKind::Dtw, DTW_LEVEL)] {
             let table = open(dir, variant, m, kind)?;
             let h = table.header();
-            if h.searched || h.forced_searched {
+            if h.searched {
+                continue;
+            }
+            let twin = m.flipped();
+            let even = h.even_rows_searched
+                || (kind == FileKind::Dtw
+                    && alternate
+                    && twin != m
+                    && materials.contains(&twin)
+                    && open(dir, variant, twin, kind)?.header().searched);
+            if h.forced_searched && h.even_rows_searched == even {
                 continue;
             }
             report.bytes_before += file_bytes(&table)?;
-            let (blocks, forced) = with_rules!(variant, R => reencode::<R>(&table, level))?;
-            report.forced = forced;
+            let (blocks, counts) = with_rules!(variant, R => reencode::<R>(&table, even, level))?;
+            [report.forced, report.even_rows] = counts;
             let header = Header {
                 forced_searched: true,
+                even_rows_searched: even,
                 ..h.clone()
             };
             write_file(table.path(), &assemble(header, &blocks))?;
@@ -219,26 +268,36 @@ pub fn forced_unread(
     Ok(done)
 }
 
-/// `table`'s blocks with its forced exchanges (and, as before, its capture positions and
-/// indices without a position) filled with the value before them, compressed at `level`;
-/// and the number of forced exchanges.
-fn reencode<R: Rules>(table: &TableFile, level: i32) -> Result<(Vec<Vec<u8>>, u64), TableError> {
+/// `table`'s blocks with its forced exchanges and, with `even`, its other positions on even
+/// rows (and, as before, its capture positions and indices without a position) filled with
+/// the value before them, compressed at `level`; and the numbers of forced exchanges and of
+/// positions on even rows left unread.
+fn reencode<R: Rules>(
+    table: &TableFile,
+    even: bool,
+    level: i32,
+) -> Result<(Vec<Vec<u8>>, [u64; 2]), TableError> {
     let h = table.header();
     let index = SliceIndex::<R>::new(h.material);
-    let coded: Vec<(Vec<u8>, u64)> = (0..h.blocks)
+    let coded: Vec<(Vec<u8>, [u64; 2])> = (0..h.blocks)
         .into_par_iter()
         .map(|b| {
             let data = table.decode_block(b)?;
             let first = b as u64 * h.block_positions as u64;
-            let mut forced = 0;
+            let mut counts = [0; 2];
             let read: Vec<Option<u16>> = (0..h.positions_in_block(b))
                 .map(|j| {
-                    let pos = index.unrank(first + j)?.position::<R>();
+                    let frame = index.unrank(first + j)?;
+                    let pos = frame.position::<R>();
                     if may_capture(&pos) {
                         return None;
                     }
                     if forced_exchange(&pos) {
-                        forced += 1;
+                        counts[0] += 1;
+                        return None;
+                    }
+                    if even && even_rows::<R>(frame.mover, Color::White) {
+                        counts[1] += 1;
                         return None;
                     }
                     Some(unpack(&data, h.value_bits, j as usize))
@@ -246,9 +305,11 @@ fn reencode<R: Rules>(table: &TableFile, level: i32) -> Result<(Vec<Vec<u8>>, u6
                 .collect();
             let values = fill_runs(read.into_iter(), |v| v);
             let coded = compress(&pack(&values, h.value_bits), level);
-            Ok((coded, forced))
+            Ok((coded, counts))
         })
         .collect::<Result<_, TableError>>()?;
-    let forced = coded.iter().map(|(_, n)| n).sum();
-    Ok((coded.into_iter().map(|(c, _)| c).collect(), forced))
+    let counts = coded
+        .iter()
+        .fold([0, 0], |[f, e], (_, [a, b])| [f + a, e + b]);
+    Ok((coded.into_iter().map(|(c, _)| c).collect(), counts))
 }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use super::format::{FileKind, TableError};
 use super::index::{MoverFrame, SliceIndex};
 use super::material::Material;
-use super::one_side::forced_exchange;
+use super::one_side::{even_rows, forced_exchange};
 use super::outcome::{Outcome, Wdl};
 use super::rule_result::{Moves, RuleCategory, RuleResult};
 use super::table::{Access, BlockCache, TableFile};
@@ -15,8 +15,8 @@ use super::two_counts::quiet_used;
 use crate::Variant;
 use crate::notation::movetext::sort_moves;
 use crate::rules::{
-    Bitboard, Counters, LegalMove, Move, MoveList, MoveSink, Position, RuleSet, Rules, Square,
-    captures, generate, legal_moves, may_capture,
+    Bitboard, Color, Counters, LegalMove, Move, MoveList, MoveSink, Position, RuleSet, Rules,
+    Square, captures, generate, legal_moves, may_capture,
 };
 
 /// Why a probe has no answer.
@@ -253,7 +253,7 @@ impl Tablebase {
     ) -> Result<u16, TableError> {
         match self.lookup(variant, material, kind, index)? {
             Lookup::Value(v) => Ok(v),
-            Lookup::UnlessForced(_) | Lookup::Searched => Err(TableError::Mismatch(
+            Lookup::Unless { .. } | Lookup::Searched => Err(TableError::Mismatch(
                 Tablebase::path_in(&self.dir, variant, material, kind),
                 "holds no values for some positions (a compacted file)".into(),
             )),
@@ -645,9 +645,17 @@ impl Tablebase {
         let forced = std::cell::OnceCell::new();
         let held = |lookup: Lookup| match lookup {
             Lookup::Value(v) => Some(v),
-            Lookup::UnlessForced(v) => {
-                let forced = *forced.get_or_init(|| forced_exchange(&frame.position::<R>()));
-                (!forced).then_some(v)
+            Lookup::Unless {
+                value,
+                forced: forced_unread,
+                even_rows: even_unread,
+            } => {
+                if even_unread && even_rows::<R>(frame.mover, Color::White) {
+                    return None;
+                }
+                let forced = forced_unread
+                    && *forced.get_or_init(|| forced_exchange(&frame.position::<R>()));
+                (!forced).then_some(value)
             }
             Lookup::Searched => None,
         };
@@ -671,9 +679,14 @@ impl Tablebase {
 enum Lookup {
     /// The position's value.
     Value(u16),
-    /// Its value unless it is a forced exchange, which the file does not hold
-    /// ([`super::format::Header::forced_searched`]).
-    UnlessForced(u16),
+    /// Its value unless the position is one the file leaves unread: a forced exchange
+    /// where `forced` ([`super::format::Header::forced_searched`]), a position on even rows
+    /// where `even_rows` ([`super::format::Header::even_rows_searched`]).
+    Unless {
+        value: u16,
+        forced: bool,
+        even_rows: bool,
+    },
     /// The file holds no values (a searched slice).
     Searched,
 }
@@ -688,8 +701,12 @@ impl Lookup {
         }
         // One call of `read`, so that it is inlined here.
         let value = read()?;
-        Ok(if h.forced_searched {
-            Lookup::UnlessForced(value)
+        Ok(if h.forced_searched || h.even_rows_searched {
+            Lookup::Unless {
+                value,
+                forced: h.forced_searched,
+                even_rows: h.even_rows_searched,
+            }
         } else {
             Lookup::Value(value)
         })

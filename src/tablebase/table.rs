@@ -574,6 +574,7 @@ mod tests {
             drawn_by_rules: 0,
             searched: false,
             forced_searched: false,
+            even_rows_searched: false,
         }
     }
 

@@ -34,7 +34,7 @@ use super::generate::derivable;
 use super::index::{KingArrangements, MoverFrame, SliceIndex};
 use super::levels::{Above, Level, Member, Place, Placements};
 use super::material::{Material, SliceJob};
-use super::one_side::forced_exchange;
+use super::one_side::{even_rows, forced_exchange};
 use super::outcome::{Outcome, Wdl};
 use super::probe::{ProbeError, Tablebase};
 use super::rule_result::{Moves, RuleCategory, RuleResult};
@@ -358,7 +358,12 @@ fn read_level<R: Rules>(
     let mut dtcs = vec![0u16; values.len()];
     let mut rules = vec![0u16; values.len()];
     let mut captured = vec![0u64; values.len().div_ceil(64)];
-    let mut unread = vec![0u64; values.len().div_ceil(64)];
+    let mut unread = vec![Unread::No; values.len()];
+    // Per slice: whether its twin's distance file leaves positions on even rows unread
+    // (then this slice is searched, and its own positions are found in two passes).
+    let twin_even: Vec<bool> = (0..files.len())
+        .map(|s| files[(s + 1) % files.len()][1].header().even_rows_searched)
+        .collect();
     values
         .par_chunks_mut(TASK_POSITIONS)
         .zip(dtcs.par_chunks_mut(TASK_POSITIONS))
@@ -366,7 +371,7 @@ fn read_level<R: Rules>(
         .zip(
             captured
                 .par_chunks_mut(TASK_POSITIONS / 64)
-                .zip(unread.par_chunks_mut(TASK_POSITIONS / 64)),
+                .zip(unread.par_chunks_mut(TASK_POSITIONS)),
         )
         .enumerate()
         .try_for_each(|(c, (((chunk, dtc_chunk), rules), (captured, unread)))| {
@@ -410,13 +415,32 @@ fn read_level<R: Rules>(
                     // Its value is its moves' (`LevelsRead::fill_unread`, once the values
                     // read are in), into values that the checks of their own positions hold
                     // to theirs.
-                    unread[n / 64] |= 1 << (n % 64);
+                    let twin_side = pos.side_to_move().opponent();
+                    unread[n] = match (forced, twin_even[s]) {
+                        (true, _) => Unread::Forced,
+                        (false, true) if even_rows::<R>(pos.pieces(twin_side).0, twin_side) => {
+                            Unread::SearchedEven
+                        }
+                        (false, _) => Unread::Searched,
+                    };
                     *dtc = c_block.value(dtc_file, i)?;
                     continue;
                 }
-                let stored = match w_block.value(wdl, i)? as u8 {
-                    wdl_code::WIN => Outcome::win(d_block.value(dtw, i)?),
-                    wdl_code::LOSS => Outcome::loss(d_block.value(dtw, i)?),
+                let side = pos.side_to_move();
+                let even = d.even_rows_searched && even_rows::<R>(pos.pieces(side).0, side);
+                let stored = match (w_block.value(wdl, i)? as u8, even) {
+                    (wdl_code::WIN, false) => Outcome::win(d_block.value(dtw, i)?),
+                    (wdl_code::LOSS, false) => Outcome::loss(d_block.value(dtw, i)?),
+                    // A win or loss whose distance is its moves' (the win or loss checked
+                    // when it is found).
+                    (code @ (wdl_code::WIN | wdl_code::LOSS), true) => {
+                        unread[n] = match code {
+                            wdl_code::WIN => Unread::EvenWon,
+                            _ => Unread::EvenLost,
+                        };
+                        *dtc = c_block.value(dtc_file, i)?;
+                        continue;
+                    }
                     _ => Outcome::DRAW,
                 };
                 *value = stored.code();
@@ -436,11 +460,7 @@ fn read_level<R: Rules>(
         placements.level(blocks.clone(), vec![dtcs]),
         placements.level(blocks, vec![rules]),
     ];
-    if unread.iter().any(|&w| w != 0) {
-        let searched: Vec<bool> = files
-            .iter()
-            .map(|[w, d, _]| w.header().searched || d.header().searched)
-            .collect();
+    if unread.iter().any(|&u| u != Unread::No) {
         let [values, dtcs, _] = &mut levels;
         let levels_read = LevelsRead {
             index,
@@ -451,9 +471,11 @@ fn read_level<R: Rules>(
         };
         // Forced exchanges first: their moves lead to capture positions (read above) or
         // crown. Then a searched slice's positions: their moves lead into the other slice,
-        // whose values are all in by then.
-        for in_searched in [false, true] {
-            levels_read.fill_unread(tb, [values, dtcs], &unread, |s| searched[s] == in_searched)?;
+        // whose values are all in by then, or, where that slice's distances on even rows
+        // are unread, its odd rows. Then those even rows (their moves lead to the searched
+        // slice's positions just found), then the searched slice's other positions.
+        for pass in Unread::PASSES {
+            levels_read.fill_unread(tb, [values, dtcs], &unread, pass)?;
         }
     }
     Ok((levels, captured))
@@ -470,16 +492,18 @@ struct LevelsRead<'a, R: Rules> {
 
 impl<R: Rules> LevelsRead<'_, R> {
     /// Sets the positions of the level (`values`, laid out as [`read_level`] lays it out;
-    /// `dtcs` its distances to conversion) marked in `unread` whose slice `pick` takes to the
-    /// best outcome over their moves (a draw's distance to conversion to 0): a quiet move's
-    /// successor from this level or the one above, any other (or a successor whose value is
-    /// not in yet) from the tables. The outcomes are found first, two bytes each, then set.
+    /// `dtcs` its distances to conversion) whose `unread` is in `pass` to the best outcome
+    /// over their moves (a draw's distance to conversion to 0): a quiet move's successor
+    /// from this level or the one above, any other (or a successor whose value is not in
+    /// yet) from the tables. A position whose win or loss is stored keeps it, with the
+    /// distance found: where the moves say otherwise, its check finds it wrong. The
+    /// outcomes are found first, two bytes each, then set.
     fn fill_unread(
         &self,
         tb: &Tablebase,
         [values, dtcs]: [&mut Level; 2],
-        unread: &[u64],
-        pick: impl Fn(usize) -> bool + Sync,
+        unread: &[Unread],
+        pass: &[Unread],
     ) -> Result<(), ProbeError> {
         let members = self.placements.members(self.level);
         let kings = self.placements.kings_per_placement();
@@ -487,7 +511,7 @@ impl<R: Rules> LevelsRead<'_, R> {
         let index = self.index;
         let twin = |s: usize| if index.len() == 2 { 1 - s } else { 0 };
         let slice = |o: usize| members[o / kings as usize].slice as usize;
-        let marked = |o: usize| unread[o / 64] >> (o % 64) & 1 != 0 && pick(slice(o));
+        let marked = |o: usize| pass.contains(&unread[o]);
         let found: Vec<Vec<u16>> = (0..positions.div_ceil(TASK_POSITIONS))
             .into_par_iter()
             .map(|c| {
@@ -537,8 +561,10 @@ impl<R: Rules> LevelsRead<'_, R> {
             .for_each(|(c, ((values, dtcs), found))| {
                 let mut found = found.into_iter();
                 for (k, (value, dtc)) in values.iter_mut().zip(dtcs).enumerate() {
-                    if marked(c * TASK_POSITIONS + k) {
-                        *value = found.next().expect("an outcome for each marked position");
+                    let o = c * TASK_POSITIONS + k;
+                    if marked(o) {
+                        let found = found.next().expect("an outcome for each marked position");
+                        *value = unread[o].with_stored(found);
                         if *value == Outcome::DRAW.code() {
                             *dtc = 0;
                         }
@@ -546,6 +572,52 @@ impl<R: Rules> LevelsRead<'_, R> {
                 }
             });
         Ok(())
+    }
+}
+
+/// Why a position of a level read holds no value in its files, and so in which pass of
+/// [`LevelsRead::fill_unread`] its moves give it one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unread {
+    /// It holds its value (or is a capture position).
+    No,
+    /// A forced exchange ([`forced_exchange`]).
+    Forced,
+    /// A searched slice's position whose moves lead to values (its twin's, or its twin's
+    /// on odd rows).
+    Searched,
+    /// A won position on even rows ([`even_rows`]) whose distance is unread.
+    EvenWon,
+    /// A lost one.
+    EvenLost,
+    /// A searched slice's position whose moves lead to its twin's even rows.
+    SearchedEven,
+}
+
+impl Unread {
+    /// The passes of [`LevelsRead::fill_unread`], in order: each one's moves lead to values
+    /// read or found in an earlier one.
+    const PASSES: [&[Unread]; 4] = [
+        &[Unread::Forced],
+        &[Unread::Searched],
+        &[Unread::EvenWon, Unread::EvenLost],
+        &[Unread::SearchedEven],
+    ];
+
+    /// The code to set for a position found to be `found` (a code): `found`, but a stored
+    /// win or loss stays one.
+    fn with_stored(self, found: u16) -> u16 {
+        let stored = match self {
+            Unread::EvenWon => Wdl::Win,
+            Unread::EvenLost => Wdl::Loss,
+            _ => return found,
+        };
+        let found = Outcome::from_code(found).expect("a found outcome");
+        Outcome {
+            wdl: stored,
+            dtw: found.dtw,
+        }
+        .code()
     }
 }
 

@@ -575,6 +575,7 @@ pub(super) fn base_header(
         drawn_by_rules: 0,
         searched: false,
         forced_searched: false,
+        even_rows_searched: false,
     }
 }
 
