@@ -726,11 +726,23 @@ fn slice_index<R: Rules>(frame: &MoverFrame) -> Option<(Material, u64)> {
 
 /// The outcome of `pos` with its captures played out (each side takes its best), down to
 /// positions without a capture, whose outcome `stored` gives; where `stored` says `None`
-/// (a searched slice, a forced exchange), the best over the moves.
+/// (a searched slice, a forced exchange, a distance unread), the best over the moves.
 fn resolve_by<R: Rules, E>(
     pos: &Position<R>,
     dtw: bool,
     stored: &impl Fn(&MoverFrame) -> Result<Option<Outcome>, E>,
+) -> Result<Outcome, E> {
+    resolve_within(pos, dtw, stored, Window::ALL)
+}
+
+/// [`resolve_by`], exact where the outcome's score lies inside `window` (with distances;
+/// without, always exact); else an outcome on the same side of the window as the exact one
+/// (at or below its low end, at or above its high end).
+fn resolve_within<R: Rules, E>(
+    pos: &Position<R>,
+    dtw: bool,
+    stored: &impl Fn(&MoverFrame) -> Result<Option<Outcome>, E>,
+    window: Window,
 ) -> Result<Outcome, E> {
     // Turned to White to move once, the frame is both what the capture test reads (its
     // directions then constants) and what the tables are indexed by.
@@ -739,7 +751,7 @@ fn resolve_by<R: Rules, E>(
         let mut list = Captures::default();
         captures(pos, &mut list);
         if !list.as_slice().is_empty() {
-            return best_after(pos, list.as_slice(), dtw, false, stored);
+            return best_within(pos, list.as_slice(), dtw, false, stored, window);
         }
     }
     if let Some(outcome) = stored(&frame)? {
@@ -747,7 +759,7 @@ fn resolve_by<R: Rules, E>(
     }
     let mut moves = MoveList::new();
     generate(pos, &mut moves);
-    best_after(pos, moves.as_slice(), dtw, true, stored)
+    best_within(pos, moves.as_slice(), dtw, true, stored, window)
 }
 
 /// The best outcome of `pos` over `moves` (a loss without one), each resolved by
@@ -762,9 +774,28 @@ fn best_after<R: Rules, E>(
     stop_at_win: bool,
     stored: &impl Fn(&MoverFrame) -> Result<Option<Outcome>, E>,
 ) -> Result<Outcome, E> {
+    best_within(pos, moves, dtw, stop_at_win, stored, Window::ALL)
+}
+
+/// [`best_after`] within `window`, as [`resolve_within`]: with distances, each move is
+/// resolved within what could still change the result (alpha-beta), so that the searches
+/// of positions whose distances are not stored stop early.
+fn best_within<R: Rules, E>(
+    pos: &Position<R>,
+    moves: &[Move],
+    dtw: bool,
+    stop_at_win: bool,
+    stored: &impl Fn(&MoverFrame) -> Result<Option<Outcome>, E>,
+    window: Window,
+) -> Result<Outcome, E> {
     let mut best: Option<Outcome> = None;
     for mv in moves {
-        let o = resolve_by(&pos.play(mv), dtw, stored)?.before_move();
+        let after = match (dtw, best) {
+            (true, Some(b)) => window.above(b.score()).after_move(),
+            (true, None) => window.after_move(),
+            (false, _) => Window::ALL,
+        };
+        let o = resolve_within(&pos.play(mv), dtw, stored, after)?.before_move();
         let o = if dtw {
             o
         } else {
@@ -773,9 +804,57 @@ fn best_after<R: Rules, E>(
         if stop_at_win && o.wdl == Wdl::Win && (!dtw || o.dtw == 1) {
             return Ok(o);
         }
-        best = Some(best.map_or(o, |b| b.max(o)));
+        let b = best.map_or(o, |b| b.max(o));
+        if dtw && b.score() >= window.high {
+            return Ok(b);
+        }
+        best = Some(b);
     }
     Ok(best.unwrap_or(Outcome::loss(0)))
+}
+
+/// The scores ([`Outcome::score`]) strictly between `low` and `high`: where a search with
+/// distances needs the exact outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Window {
+    low: i32,
+    high: i32,
+}
+
+impl Window {
+    /// Every score (beyond any outcome's, with room for the plies of a search).
+    const ALL: Window = Window {
+        low: -1 << 30,
+        high: 1 << 30,
+    };
+
+    /// The window with its low end raised to `score` (a result already in hand).
+    fn above(self, score: i32) -> Window {
+        Window {
+            low: self.low.max(score),
+            high: self.high,
+        }
+    }
+
+    /// The same window seen from the position after a move: the scores there whose
+    /// outcome, one ply on and from the other side ([`Outcome::before_move`]), lies in it.
+    fn after_move(self) -> Window {
+        Window {
+            low: Window::before_move_inverse(self.high),
+            high: Window::before_move_inverse(self.low),
+        }
+    }
+
+    /// The score after a move whose [`Outcome::before_move`] has score `score`: a loss in
+    /// `d + 1` plies (`-100_000 + d + 1`) comes from a win in `d` (`100_000 - d`), a win in
+    /// `d + 1` from a loss in `d`, a draw from a draw.
+    fn before_move_inverse(score: i32) -> i32 {
+        match score {
+            s if s < 0 => 1 - s,
+            s if s > 0 => -1 - s,
+            _ => 0,
+        }
+    }
 }
 
 /// Capture moves kept on the stack, so that a probe allocates nothing (a heap spill only
