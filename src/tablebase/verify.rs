@@ -18,11 +18,13 @@
 //! build's.
 //!
 //! Compacted tables (`one_side`) hold no values for a searched slice and for forced
-//! exchanges: as a level is read, each such position gets the best outcome over its moves,
-//! found from the levels in memory (forced exchanges first, whose moves lead to capture
-//! positions or crown, then the searched slice's, whose moves lead to the values of its
-//! twin), as a probe would find it. The checks of the positions that hold values then
-//! read them like any other.
+//! exchanges, and may hold no distances for positions on even rows: as a level is read,
+//! each such position gets the best outcome over its moves, found from the levels in
+//! memory (forced exchanges first, whose moves lead to capture positions or crown, then the
+//! searched slice's whose moves lead to values of its twin, then the twin's even rows, then
+//! the searched slice's rest; [`Unread`]), as a probe would find it; a stored win or loss
+//! whose distance is unread stays one, so that its check compares it with its moves. The
+//! checks of the positions that hold values then read them like any other.
 
 use std::sync::Arc;
 
