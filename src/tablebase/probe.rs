@@ -553,11 +553,11 @@ impl Tablebase {
         dtw: bool,
     ) -> Result<Outcome, ProbeError> {
         let cached = |frame: &MoverFrame| self.stored_cached::<R>(frame, dtw);
-        if let Ok(outcome) = best_after(pos, captures, dtw, false, &cached) {
+        if let Ok(outcome) = best_after(pos, captures, dtw, false, &cached, Window::ALL) {
             return Ok(outcome);
         }
         let read = |frame: &MoverFrame| self.stored_read::<R>(frame, dtw);
-        best_after(pos, captures, dtw, false, &read)
+        best_after(pos, captures, dtw, false, &read, Window::ALL)
     }
 
     /// [`Tablebase::stored`] opening files and reading blocks as needed.
@@ -751,7 +751,7 @@ fn resolve_within<R: Rules, E>(
         let mut list = Captures::default();
         captures(pos, &mut list);
         if !list.as_slice().is_empty() {
-            return best_within(pos, list.as_slice(), dtw, false, stored, window);
+            return best_after(pos, list.as_slice(), dtw, false, stored, window);
         }
     }
     if let Some(outcome) = stored(&frame)? {
@@ -759,28 +759,18 @@ fn resolve_within<R: Rules, E>(
     }
     let mut moves = MoveList::new();
     generate(pos, &mut moves);
-    best_within(pos, moves.as_slice(), dtw, true, stored, window)
+    best_after(pos, moves.as_slice(), dtw, true, stored, window)
 }
 
 /// The best outcome of `pos` over `moves` (a loss without one), each resolved by
-/// [`resolve_by`]. With `stop_at_win`, the moves after one that wins are not looked at when
-/// distances are not asked for (nor after a win in one ply): for the moves of a slice the
-/// tables hold, whose successors' tables are there. A capture's may not be (a position of
-/// more pieces is answered only when all its captures lead into the tables).
-fn best_after<R: Rules, E>(
-    pos: &Position<R>,
-    moves: &[Move],
-    dtw: bool,
-    stop_at_win: bool,
-    stored: &impl Fn(&MoverFrame) -> Result<Option<Outcome>, E>,
-) -> Result<Outcome, E> {
-    best_within(pos, moves, dtw, stop_at_win, stored, Window::ALL)
-}
-
-/// [`best_after`] within `window`, as [`resolve_within`]: with distances, each move is
+/// [`resolve_within`], exact within `window` as it is. With distances, each move is
 /// resolved within what could still change the result (alpha-beta), so that the searches
-/// of positions whose distances are not stored stop early.
-fn best_within<R: Rules, E>(
+/// of positions whose distances are not stored stop early. With `stop_at_win`, the moves
+/// after one that wins are not looked at when distances are not asked for (nor after a
+/// win in one ply): for the moves of a slice the tables hold, whose successors' tables are
+/// there. A capture's may not be (a position of more pieces is answered only when all its
+/// captures lead into the tables).
+fn best_after<R: Rules, E>(
     pos: &Position<R>,
     moves: &[Move],
     dtw: bool,
