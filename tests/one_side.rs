@@ -335,3 +335,42 @@ fn a_searched_file_with_blocks_is_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn even_rows_searched_is_refused_outside_distance_files_of_alternating_rows() {
+    let dir = scratch("even-flag");
+    let english = build::<English>(&dir, 2);
+    let russian = build::<Russian>(&dir, 2);
+    let cases = [
+        (Variant::English, english[0], FileKind::Wdl),
+        (Variant::Russian, russian[0], FileKind::Dtw),
+    ];
+    for (variant, m, kind) in cases {
+        let path = Tablebase::path_in(&dir, variant, m, kind);
+        let mut bytes = std::fs::read(&path).expect("read");
+        let mut header = Header::from_bytes(&path, &bytes).expect("header");
+        header.even_rows_searched = true;
+        bytes[..HEADER_SIZE].copy_from_slice(&header.to_bytes());
+        std::fs::write(&path, bytes).expect("write");
+        let tb = Tablebase::open(&dir).expect("open");
+        let err = tb.table(variant, m, kind).expect_err("refused");
+        assert!(
+            err.to_string().contains("even rows searched (byte 83)"),
+            "{variant} {kind:?}: {err}"
+        );
+    }
+    // In an English distance file it is allowed.
+    let path = Tablebase::path_in(&dir, Variant::English, english[0], FileKind::Dtw);
+    let mut bytes = std::fs::read(&path).expect("read");
+    let mut header = Header::from_bytes(&path, &bytes).expect("header");
+    header.even_rows_searched = true;
+    bytes[..HEADER_SIZE].copy_from_slice(&header.to_bytes());
+    std::fs::write(&path, bytes).expect("write");
+    let tb = Tablebase::open(&dir).expect("open");
+    assert!(
+        tb.table(Variant::English, english[0], FileKind::Dtw)
+            .expect("opens")
+            .header()
+            .even_rows_searched
+    );
+}
