@@ -336,6 +336,16 @@ fn a_searched_file_with_blocks_is_refused() {
     );
 }
 
+/// Sets byte 83 (even rows searched) in the header of slice `m`'s file of `kind`.
+fn set_even_rows(dir: &Path, variant: Variant, m: Material, kind: FileKind) {
+    let path = Tablebase::path_in(dir, variant, m, kind);
+    let mut bytes = std::fs::read(&path).expect("read");
+    let mut header = Header::from_bytes(&path, &bytes).expect("header");
+    header.even_rows_searched = true;
+    bytes[..HEADER_SIZE].copy_from_slice(&header.to_bytes());
+    std::fs::write(&path, bytes).expect("write");
+}
+
 #[test]
 fn even_rows_searched_is_refused_outside_distance_files_of_alternating_rows() {
     let dir = scratch("even-flag");
@@ -346,12 +356,7 @@ fn even_rows_searched_is_refused_outside_distance_files_of_alternating_rows() {
         (Variant::Russian, russian[0], FileKind::Dtw),
     ];
     for (variant, m, kind) in cases {
-        let path = Tablebase::path_in(&dir, variant, m, kind);
-        let mut bytes = std::fs::read(&path).expect("read");
-        let mut header = Header::from_bytes(&path, &bytes).expect("header");
-        header.even_rows_searched = true;
-        bytes[..HEADER_SIZE].copy_from_slice(&header.to_bytes());
-        std::fs::write(&path, bytes).expect("write");
+        set_even_rows(&dir, variant, m, kind);
         let tb = Tablebase::open(&dir).expect("open");
         let err = tb.table(variant, m, kind).expect_err("refused");
         assert!(
@@ -360,12 +365,7 @@ fn even_rows_searched_is_refused_outside_distance_files_of_alternating_rows() {
         );
     }
     // In an English distance file it is allowed.
-    let path = Tablebase::path_in(&dir, Variant::English, english[0], FileKind::Dtw);
-    let mut bytes = std::fs::read(&path).expect("read");
-    let mut header = Header::from_bytes(&path, &bytes).expect("header");
-    header.even_rows_searched = true;
-    bytes[..HEADER_SIZE].copy_from_slice(&header.to_bytes());
-    std::fs::write(&path, bytes).expect("write");
+    set_even_rows(&dir, Variant::English, english[0], FileKind::Dtw);
     let tb = Tablebase::open(&dir).expect("open");
     assert!(
         tb.table(Variant::English, english[0], FileKind::Dtw)
