@@ -534,14 +534,25 @@ impl Tablebase {
         pos: &Position<R>,
         dtw: bool,
     ) -> Result<Outcome, ProbeError> {
-        resolve_by(pos, dtw, &|frame| self.stored_read::<R>(frame, dtw))
+        resolve_by(
+            pos,
+            dtw,
+            &|frame| self.stored_read::<R>(frame, dtw),
+            Window::ALL,
+        )
     }
 
     /// Like [`Tablebase::resolve`], but only from tables already open and blocks already
     /// decoded in the cache: `None` when an answer would need a file opened or a block read
     /// and decoded (or a table is missing). Cheap enough for every node of a search.
     pub fn resolve_cached<R: Rules>(&self, pos: &Position<R>, dtw: bool) -> Option<Outcome> {
-        resolve_by(pos, dtw, &|frame| self.stored_cached::<R>(frame, dtw)).ok()
+        resolve_by(
+            pos,
+            dtw,
+            &|frame| self.stored_cached::<R>(frame, dtw),
+            Window::ALL,
+        )
+        .ok()
     }
 
     /// The outcome of `pos` whose captures (the moves it must choose from) are `captures`,
@@ -727,18 +738,10 @@ fn slice_index<R: Rules>(frame: &MoverFrame) -> Option<(Material, u64)> {
 /// The outcome of `pos` with its captures played out (each side takes its best), down to
 /// positions without a capture, whose outcome `stored` gives; where `stored` says `None`
 /// (a searched slice, a forced exchange, a distance unread), the best over the moves.
+/// Exact where the outcome's score lies inside `window` (with distances; without, always
+/// exact); else an outcome on the same side of the window as the exact one (at or below
+/// its low end, at or above its high end).
 fn resolve_by<R: Rules, E>(
-    pos: &Position<R>,
-    dtw: bool,
-    stored: &impl Fn(&MoverFrame) -> Result<Option<Outcome>, E>,
-) -> Result<Outcome, E> {
-    resolve_within(pos, dtw, stored, Window::ALL)
-}
-
-/// [`resolve_by`], exact where the outcome's score lies inside `window` (with distances;
-/// without, always exact); else an outcome on the same side of the window as the exact one
-/// (at or below its low end, at or above its high end).
-fn resolve_within<R: Rules, E>(
     pos: &Position<R>,
     dtw: bool,
     stored: &impl Fn(&MoverFrame) -> Result<Option<Outcome>, E>,
@@ -763,7 +766,7 @@ fn resolve_within<R: Rules, E>(
 }
 
 /// The best outcome of `pos` over `moves` (a loss without one), each resolved by
-/// [`resolve_within`], exact within `window` as it is. With distances, each move is
+/// [`resolve_by`], exact within `window` as it is. With distances, each move is
 /// resolved within what could still change the result (alpha-beta), so that the searches
 /// of positions whose distances are not stored stop early. With `stop_at_win`, the moves
 /// after one that wins are not looked at when distances are not asked for (nor after a
@@ -780,12 +783,13 @@ fn best_after<R: Rules, E>(
 ) -> Result<Outcome, E> {
     let mut best: Option<Outcome> = None;
     for mv in moves {
-        let after = match (dtw, best) {
-            (true, Some(b)) => window.above(b.score()).after_move(),
-            (true, None) => window.after_move(),
-            (false, _) => Window::ALL,
+        let after = match dtw {
+            true => best
+                .map_or(window, |b| window.above(b.score()))
+                .after_move(),
+            false => Window::ALL,
         };
-        let o = resolve_within(&pos.play(mv), dtw, stored, after)?.before_move();
+        let o = resolve_by(&pos.play(mv), dtw, stored, after)?.before_move();
         let o = if dtw {
             o
         } else {
