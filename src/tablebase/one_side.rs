@@ -206,8 +206,9 @@ pub struct LeftUnread {
 /// zstd level of the re-encoded win/draw/loss blocks: as fast to decode as the generator's
 /// level 12, 9 % smaller (benches/README.md, "Compression study").
 const WDL_LEVEL: i32 = 19;
-/// zstd level of the re-encoded distance blocks (the generator's).
-const DTW_LEVEL: i32 = 6;
+/// zstd level of the re-encoded distance blocks: 8 % fewer bytes than the generator's level
+/// 6, decoded about as fast (benches/README.md, "Distances on even rows").
+const DTW_LEVEL: i32 = 19;
 
 /// Re-encodes the win/draw/loss and distance files of every slice among `materials` (the
 /// slices of `variant` under `dir`) with at least `min_pieces` pieces that hold values,

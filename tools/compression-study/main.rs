@@ -10,14 +10,17 @@
 //! - how a value nobody reads is filled (a capture position, an index without a position,
 //!   and in distance files a draw): `prev` repeats the previous value read (what the
 //!   generator does), `run` takes the neighbour whose run is longer, `major` the block's
-//!   most frequent value;
+//!   most frequent value, `match` copies the values at the offset back (up to 2048) that
+//!   agrees with the most values read ahead, so that zstd finds long matches (slow);
 //! - for distances, `half` stores the distance halved (a win's distance is odd, a loss's
 //!   even, so the win/draw/loss value gives the lost bit back) and `rank` stores each
 //!   value's rank by frequency in the slice, with the slice's table of values (counted);
 //!   `less dtc` stores the distance to win less the distance to conversion (`.dtc`);
 //! - the coder: zstd at a level (`z12`), with a dictionary trained per variant and file
 //!   kind (`dict`, its bytes counted once), or `rle`, a byte code in Kingsrow's manner (243
-//!   codes of five values, 12 of long runs);
+//!   codes of five values, 12 of long runs); `order0` and `order1` are no coder but the
+//!   bytes a static model of the slice's values would take (each value by its frequency,
+//!   or by its frequency after the value before it), the model's table not counted;
 //! - the block: positions a block (`64K` is 65,536);
 //! - `no threats`: positions where the side not to move could capture are not read either
 //!   (a probe would answer them by a search of one ply, as Kingsrow's tables do); `no
@@ -72,6 +75,9 @@ enum Fill {
     Previous,
     LongerRun,
     Majority,
+    /// Copies the values at the offset back that matches the most positions ahead (values
+    /// read equal, the others anything), so that zstd finds long matches.
+    Match,
 }
 
 /// What a distance file stores of each distance to win.
@@ -90,6 +96,9 @@ enum Coder {
     Zstd(i32),
     ZstdDict(i32),
     Rle,
+    /// No coder: the ideal bytes of a static model of the slice (order 0 or 1), counts
+    /// table not counted.
+    Entropy(u8),
 }
 
 /// One way of storing a file kind.
@@ -216,7 +225,7 @@ const fn delta(w: Way, name: &'static str) -> Way {
     }
 }
 
-const DTW_WAYS: [Way; 20] = [
+const DTW_WAYS: [Way; 25] = [
     wins(
         dtw_way("", Distance::Whole, false, Coder::Zstd(6), 16 * K),
         "wins z6 16K",
@@ -333,7 +342,35 @@ const DTW_WAYS: [Way; 20] = [
         ),
         "parity half delta z19 64K",
     ),
+    parity(
+        dtw_way("", Distance::Whole, false, Coder::Zstd(19), 16 * K),
+        "parity z19 16K",
+    ),
+    parity(
+        fill_way(Fill::LongerRun, Coder::Zstd(19)),
+        "parity run z19 16K",
+    ),
+    parity(
+        fill_way(Fill::Match, Coder::Zstd(19)),
+        "parity match z19 16K",
+    ),
+    parity(
+        dtw_way("", Distance::Whole, false, Coder::Entropy(0), 16 * K),
+        "parity order0",
+    ),
+    parity(
+        dtw_way("", Distance::Whole, false, Coder::Entropy(1), 16 * K),
+        "parity order1",
+    ),
 ];
+
+/// A distance way of 16K blocks, whole distances, filled as `fill` says.
+const fn fill_way(fill: Fill, coder: Coder) -> Way {
+    Way {
+        fill,
+        ..dtw_way("", Distance::Whole, false, coder, 16 * K)
+    }
+}
 
 /// Bytes of a zstd dictionary.
 const DICT_BYTES: usize = 112 << 10;
@@ -610,6 +647,12 @@ fn study(
     for (w, total) in ways.iter().zip(totals.iter_mut()) {
         let (values, bits, table_bytes) = stored_values(slice, w, kind);
         let raws: Vec<Vec<u8>> = values.par_chunks(w.block).map(|b| pack(b, bits)).collect();
+        if let Coder::Entropy(order) = w.coder {
+            let bytes = entropy_bytes(&values, order) + table_bytes;
+            total.bytes += bytes;
+            row.push(bytes.to_string());
+            continue;
+        }
         if let Coder::ZstdDict(_) = w.coder {
             dict_raw.extend(raws);
             row.push("-".to_string());
@@ -715,6 +758,7 @@ fn fill(block: &[Option<u16>], how: Fill) -> Vec<u16> {
         return vec![0; block.len()];
     };
     match how {
+        Fill::Match => fill_by_match(block, first),
         Fill::Previous => {
             let mut last = first;
             block
@@ -769,6 +813,53 @@ fn fill(block: &[Option<u16>], how: Fill) -> Vec<u16> {
     }
 }
 
+/// Offsets back [`Fill::Match`] tries.
+const MATCH_WINDOW: usize = 2048;
+/// Positions ahead it compares at most.
+const MATCH_AHEAD: usize = 256;
+
+/// [`Fill::Match`]: each position not read takes the value at the offset back in use; where
+/// a value read differs from it, the offset that matches the most positions ahead is taken.
+fn fill_by_match(block: &[Option<u16>], first: u16) -> Vec<u16> {
+    let mut out: Vec<u16> = Vec::with_capacity(block.len());
+    let mut offset = 0usize;
+    for (i, v) in block.iter().enumerate() {
+        let copied = (offset > 0).then(|| out[i - offset]);
+        match (v, copied) {
+            (None, Some(c)) => out.push(c),
+            (Some(v), Some(c)) if *v == c => out.push(c),
+            _ => {
+                // A new offset: the one whose copy agrees longest with what is read ahead.
+                let mut best = (0usize, 0usize);
+                for d in 1..=i.min(MATCH_WINDOW) {
+                    let (mut len, mut known) = (0, 0);
+                    while len < MATCH_AHEAD && i + len < block.len() {
+                        let back = out[i - d + len % d];
+                        match block[i + len] {
+                            Some(x) if x != back => break,
+                            Some(_) => {
+                                len += 1;
+                                known += 1
+                            }
+                            None => len += 1,
+                        }
+                    }
+                    if known > best.1 {
+                        best = (d, known);
+                    }
+                }
+                offset = best.0;
+                out.push(match (v, offset) {
+                    (Some(v), _) => *v,
+                    (None, 0) => out.last().copied().unwrap_or(first),
+                    (None, d) => out[i - d],
+                });
+            }
+        }
+    }
+    out
+}
+
 /// Run lengths the byte code has a code for, longest last.
 const RLE_RUNS: [usize; 4] = [16, 64, 256, 2048];
 /// The first run code: codes below it hold five values in base 3.
@@ -783,7 +874,27 @@ fn encode(raw: &[u8], coder: Coder, dict: Option<&[u8]>) -> Vec<u8> {
             c.compress(raw).expect("zstd compresses")
         }
         Coder::Rle => rle_encode(raw),
+        Coder::Entropy(_) => unreachable!("not a coder"),
     }
+}
+
+/// The ideal bytes of `values` under a static model of order `order` (0: each value's
+/// frequency; 1: its frequency after the value before it).
+fn entropy_bytes(values: &[u16], order: u8) -> u64 {
+    let mut counts = std::collections::HashMap::new();
+    let mut ctx_counts = std::collections::HashMap::new();
+    let mut prev = 0u16;
+    for &v in values {
+        let ctx = if order == 0 { 0 } else { prev };
+        *counts.entry((ctx, v)).or_insert(0u64) += 1;
+        *ctx_counts.entry(ctx).or_insert(0u64) += 1;
+        prev = v;
+    }
+    let bits: f64 = counts
+        .iter()
+        .map(|(&(ctx, _), &c)| c as f64 * (ctx_counts[&ctx] as f64 / c as f64).log2())
+        .sum();
+    (bits / 8.0) as u64
 }
 
 /// Decodes a block coded without a dictionary to `len` bytes (the byte code: to one byte a
