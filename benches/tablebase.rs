@@ -6,8 +6,12 @@
 //!   included, resolved by search) with every block already in the cache, one thread.
 //! - `probe/first_touch`: decoding one win/draw/loss block (checksum and zstd), the cost of
 //!   the first probe into a block.
+//! - `probe/rules_cached` and `probe/rules_derived_cached`: results under the default rule
+//!   set (counters at 0) of the same positions, every block in the cache, from the rules
+//!   files as built and from a copy whose rules files derive them (`derive_rules`).
 //!
-//! Tables up to 4 pieces are built once into `target/bench-tables` (a few seconds).
+//! Tables up to 4 pieces are built once into `target/bench-tables` (a few seconds), the copy
+//! into `target/bench-tables-derived`.
 //! Run with `cargo bench --bench tablebase`; numbers are in `benches/README.md`.
 
 use std::hint::black_box;
@@ -15,8 +19,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use damka::rules::{English, Position};
-use damka::tablebase::{FileKind, Material, SliceIndex, Tablebase, build_job, plan};
+use damka::rules::{Counters, English, Position};
+use damka::tablebase::{FileKind, Material, SliceIndex, Tablebase, build_job, derive_rules, plan};
 
 fn build_english(dir: &Path, pieces: u32) {
     let tb = Tablebase::open(dir).expect("tables directory");
@@ -36,6 +40,21 @@ fn tables() -> PathBuf {
     std::fs::create_dir_all(&dir).expect("bench tables directory");
     build_english(&dir, 4);
     dir
+}
+
+/// A copy of `dir`'s English tables whose rules files derive their results.
+fn derived_copy(dir: &Path) -> PathBuf {
+    let copy = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-tables-derived");
+    let _ = std::fs::remove_dir_all(&copy);
+    std::fs::create_dir_all(copy.join("english")).expect("directory");
+    for entry in std::fs::read_dir(dir.join("english")).expect("tables") {
+        let entry = entry.expect("entry");
+        std::fs::copy(entry.path(), copy.join("english").join(entry.file_name())).expect("copy");
+    }
+    let slices = Material::all_up_to(4, 12);
+    let derived = derive_rules(&copy, damka::Variant::English, &slices, 2).expect("derive");
+    assert!(!derived.is_empty(), "rules files derived");
+    copy
 }
 
 /// Random positions of the 4-piece English slices (indices that hold a position).
@@ -131,6 +150,25 @@ fn probe(c: &mut Criterion) {
     g.bench_function("first_touch", |b| {
         b.iter(|| table.decode_block(black_box(0)).expect("block").len())
     });
+    let rules = damka::RuleSet::default_for(damka::Variant::English);
+    let derived = Tablebase::open(derived_copy(&dir)).expect("tables");
+    g.throughput(Throughput::Elements(positions.len() as u64));
+    for (name, tb) in [("rules_cached", &tb), ("rules_derived_cached", &derived)] {
+        for p in &positions {
+            tb.probe_rule_result(p, rules).expect("rule result");
+        }
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                positions
+                    .iter()
+                    .filter(|p| {
+                        tb.rule_result_cached(black_box(*p), rules, Counters::default())
+                            .is_some()
+                    })
+                    .count()
+            })
+        });
+    }
     g.finish();
 }
 

@@ -1,17 +1,19 @@
-//! One side to move and positions unread (`tablebase::one_side`, `leave_unread`, `damka
-//! compact`): tables where one slice of each pair is searched and the others leave their
-//! forced exchanges unread (and, in English, the kept distances on even rows) give every
+//! One side to move, positions unread and rule results derived (`tablebase::one_side`,
+//! `leave_unread`, `derive_rules`, `damka compact`): tables where one slice of each pair is
+//! searched, the others leave their forced exchanges unread (and, in English, the kept
+//! distances on even rows) and rules files derive their results where they may give every
 //! position the answers of the full tables, pass `verify`, and take fewer bytes; a second
 //! run changes nothing; a searched file with blocks, or both sides searched, is an error,
 //! never a wrong value.
 
 use std::path::{Path, PathBuf};
 
+use damka::rules::Counters;
 use damka::rules::{English, Rules, Russian};
 use damka::tablebase::format::{FileKind, HEADER_SIZE, Header, assemble, pack, unpack};
 use damka::tablebase::{
-    Material, ProbeError, SliceCheck, SliceIndex, TableError, Tablebase, build_job, even_rows,
-    forced_exchange, leave_unread, one_side, plan, rows_alternate, verify_slice,
+    Material, ProbeError, SliceCheck, SliceIndex, TableError, Tablebase, build_job, derive_rules,
+    even_rows, forced_exchange, leave_unread, one_side, plan, rows_alternate, verify_slice,
 };
 use damka::{RuleSet, Variant};
 
@@ -85,11 +87,19 @@ fn same_answers<R: Rules>(full: &Tablebase, searched: &Tablebase, slices: &[Mate
                 searched.probe_dtc(&pos).expect("dtc"),
                 full.probe_dtc(&pos).expect("dtc")
             );
+            let rule = full.probe_rule_result(&pos, rules).expect("rule result");
             assert_eq!(
                 searched
                     .probe_rule_result(&pos, rules)
                     .expect("rule result"),
-                full.probe_rule_result(&pos, rules).expect("rule result")
+                rule
+            );
+            // The blocks the probes above read are in the cache.
+            assert_eq!(
+                searched
+                    .rule_result_cached(&pos, rules, Counters::default())
+                    .map(|(r, _)| r),
+                Some(rule)
             );
             positions += 1;
         }
@@ -102,6 +112,27 @@ fn check<R: Rules>(name: &str, pieces: u32, min_pieces: u32) {
     let full_dir = scratch(&format!("{name}-full"));
     let slices = build::<R>(&full_dir, pieces);
     let dir = copy(&full_dir, name, variant);
+    let derived = derive_rules(&dir, variant, &slices, min_pieces).expect("derive rules");
+    for d in &derived {
+        assert!(d.material.pieces() >= min_pieces);
+        assert!(d.bytes_after < d.bytes_before, "{d:?}");
+        let path = Tablebase::path_in(&dir, variant, d.material, FileKind::Rules);
+        let header = std::fs::read(&path).expect("read");
+        assert!(
+            Header::from_bytes(&path, &header)
+                .expect("header")
+                .rules_derived
+        );
+    }
+    // English: a quiet count alone, nothing drawn by it in these slices. Russian: a
+    // material count governs (or runs beside) the quiet one where kings are on the board.
+    match variant {
+        Variant::English => assert_eq!(
+            derived.len(),
+            slices.iter().filter(|m| m.pieces() >= min_pieces).count()
+        ),
+        _ => assert!(derived.len() < slices.len()),
+    }
     let done = one_side(&dir, variant, &slices, min_pieces).expect("one side");
     let pairs = slices
         .iter()
@@ -173,9 +204,12 @@ fn check<R: Rules>(name: &str, pieces: u32, min_pieces: u32) {
         "{name}: {before} -> {after} bytes of win/draw/loss and distance files"
     );
     assert!(
-        one_side(&dir, variant, &slices, min_pieces)
+        derive_rules(&dir, variant, &slices, min_pieces)
             .expect("again")
             .is_empty()
+            && one_side(&dir, variant, &slices, min_pieces)
+                .expect("again")
+                .is_empty()
             && leave_unread(&dir, variant, &slices, min_pieces, false)
                 .expect("again")
                 .is_empty(),
@@ -331,19 +365,25 @@ fn a_searched_file_with_blocks_is_refused() {
         .table(Variant::English, m, FileKind::Wdl)
         .expect_err("refused");
     assert!(
-        err.to_string().contains("but a searched file holds none"),
+        err.to_string()
+            .contains("but a file without values holds none"),
         "{err}"
     );
 }
 
-/// Sets byte 83 (even rows searched) in the header of slice `m`'s file of `kind`.
-fn set_even_rows(dir: &Path, variant: Variant, m: Material, kind: FileKind) {
+/// Changes the header of slice `m`'s file of `kind` by `change`.
+fn set_header(dir: &Path, variant: Variant, m: Material, kind: FileKind, change: fn(&mut Header)) {
     let path = Tablebase::path_in(dir, variant, m, kind);
     let mut bytes = std::fs::read(&path).expect("read");
     let mut header = Header::from_bytes(&path, &bytes).expect("header");
-    header.even_rows_searched = true;
+    change(&mut header);
     bytes[..HEADER_SIZE].copy_from_slice(&header.to_bytes());
     std::fs::write(&path, bytes).expect("write");
+}
+
+/// Sets byte 83 (even rows searched) in the header of slice `m`'s file of `kind`.
+fn set_even_rows(dir: &Path, variant: Variant, m: Material, kind: FileKind) {
+    set_header(dir, variant, m, kind, |h| h.even_rows_searched = true);
 }
 
 #[test]
@@ -373,4 +413,27 @@ fn even_rows_searched_is_refused_outside_distance_files_of_alternating_rows() {
             .header()
             .even_rows_searched
     );
+}
+
+#[test]
+fn rules_derived_is_refused_outside_rules_files_of_a_quiet_count() {
+    let dir = scratch("derived-flag");
+    let english = build::<English>(&dir, 2);
+    let m = english[0];
+    // In a win/draw/loss file; in a rules file that names no rule set of the variant.
+    set_header(&dir, Variant::English, m, FileKind::Wdl, |h| {
+        h.rules_derived = true
+    });
+    set_header(&dir, Variant::English, m, FileKind::Rules, |h| {
+        h.rules_derived = true;
+        h.rule_set = 0;
+    });
+    let tb = Tablebase::open(&dir).expect("open");
+    for kind in [FileKind::Wdl, FileKind::Rules] {
+        let err = tb.table(Variant::English, m, kind).expect_err("refused");
+        assert!(
+            err.to_string().contains("rules derived (byte 84)"),
+            "{kind:?}: {err}"
+        );
+    }
 }

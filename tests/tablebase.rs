@@ -937,8 +937,8 @@ fn killed_build_restarts_and_verifies() {
     assert!(String::from_utf8_lossy(&verify.stdout).contains("slices 41, bad 0, missing 0"));
 }
 
-/// `damka compact --min-pieces 3` on English up to 4 pieces: a line per pair and per slice
-/// re-encoded and a total, a second run changes nothing; then `--even-rows` re-encodes the
+/// `damka compact --min-pieces 3` on English up to 4 pieces: a line per rules file derived,
+/// per pair and per slice re-encoded and a total, a second run changes nothing; then `--even-rows` re-encodes the
 /// kept distance files; every answer of `damka probe` as before, `verify` passes.
 #[test]
 fn compact_keeps_every_answer() {
@@ -971,14 +971,18 @@ fn compact_keeps_every_answer() {
         "{out}"
     );
     assert!(out.contains(" forced exchanges unread: "), "{out}");
+    assert!(
+        out.contains("english 2110: rule results derived: "),
+        "{out}"
+    );
     let total = out.lines().last().expect("a total");
     assert!(
-        total.starts_with("pairs 17, slices re-encoded 20, "),
+        total.starts_with("rules files derived 37, pairs 17, slices re-encoded 20, "),
         "{total}"
     );
     let again = run(&["compact", "--min-pieces", "3"]);
     assert!(
-        again.starts_with("pairs 0, slices re-encoded 0, "),
+        again.starts_with("rules files derived 0, pairs 0, slices re-encoded 0, "),
         "{again}"
     );
     // Then the kept distances on even rows: the distance file of each pair's kept slice.
@@ -991,9 +995,9 @@ fn compact_keeps_every_answer() {
         "{even}"
     );
     assert!(
-        even.lines()
-            .last()
-            .is_some_and(|l| l.starts_with("pairs 0, slices re-encoded 17, ")),
+        even.lines().last().is_some_and(
+            |l| l.starts_with("rules files derived 0, pairs 0, slices re-encoded 17, ")
+        ),
         "{even}"
     );
     assert!(run(&["verify"]).ends_with("slices 41, bad 0, missing 0\n"));

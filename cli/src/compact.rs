@@ -4,12 +4,14 @@
 //! that hold values leave their forced exchanges unread (answered by a search of one ply
 //! that ends in capture searches), and with `--even-rows`, in English and Italian, the
 //! kept distance files their positions on even rows (answered by a search of two plies
-//! through the twin).
+//! through the twin). First of all, rules files whose results follow from the win/draw/loss
+//! values and distances to conversion (a quiet count alone governs, nothing is drawn by the
+//! counts) are replaced by headers that say so.
 
 use std::path::PathBuf;
 
 use damka::Variant;
-use damka::tablebase::{TableError, leave_unread, one_side};
+use damka::tablebase::{ProbeError, TableError, derive_rules, leave_unread, one_side};
 
 use super::tables::{slices, tables_dir, variants};
 use super::{CliError, print_out};
@@ -47,11 +49,20 @@ pub fn run(args: Args) -> Result<(), CliError> {
         message: e.to_string(),
         code: 1,
     };
-    let (mut pairs, mut reencoded, mut before, mut after) = (0, 0, 0, 0);
+    let (mut derived, mut pairs, mut reencoded, mut before, mut after) = (0, 0, 0, 0, 0);
     for variant in variants(&dir, args.variant) {
         let present = slices(&dir, variant)?;
         // Each change: its line, bytes before and after.
         let mut changes = Vec::new();
+        let derive_failed = |e: ProbeError| CliError {
+            message: e.to_string(),
+            code: 1,
+        };
+        for d in derive_rules(&dir, variant, &present, args.min_pieces).map_err(derive_failed)? {
+            derived += 1;
+            let line = format!("{variant} {}: rule results derived", d.material);
+            changes.push((line, d.bytes_before, d.bytes_after));
+        }
         for d in one_side(&dir, variant, &present, args.min_pieces).map_err(failed)? {
             pairs += 1;
             let line = format!("{variant} {} searched, {} kept", d.searched, d.kept);
@@ -77,7 +88,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         }
     }
     print_out(&format!(
-        "pairs {pairs}, slices re-encoded {reencoded}, win/draw/loss and distance bytes \
+        "rules files derived {derived}, pairs {pairs}, slices re-encoded {reencoded}, bytes \
          changed {before} -> {after}\n"
     ))
 }

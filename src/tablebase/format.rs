@@ -9,15 +9,16 @@ use std::path::{Path, PathBuf};
 
 use super::index::SliceIndex;
 use super::material::Material;
+use crate::rules::{Governing, RuleSet};
 use crate::{Variant, with_rules};
 
 /// First eight bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"DAMKATB\x1a";
-/// The format version this code writes (3: distances on even rows unread,
-/// [`Header::even_rows_searched`]).
-pub const VERSION: u16 = 3;
+/// The format version this code writes (4: rule results derived,
+/// [`Header::rules_derived`]).
+pub const VERSION: u16 = 4;
 /// The oldest version it reads (2: one side to move, [`Header::searched`]; a version 2 file
-/// is a version 3 file with byte 83 zero).
+/// is a version 4 file with bytes 83 and 84 zero, a version 3 file one with byte 84 zero).
 pub const OLDEST_VERSION: u16 = 2;
 /// The index scheme of `index.rs` (men, then kings, combinatorial number system).
 pub const INDEX_SCHEME: u8 = 1;
@@ -121,6 +122,12 @@ pub struct Header {
     /// values, of a slice whose twin is searched, in a variant where every quiet move takes
     /// one piece one row ([`super::one_side::rows_alternate`]).
     pub even_rows_searched: bool,
+    /// The rules file holds no values: every position's result under the rule set follows
+    /// from its win/draw/loss value and distance to conversion
+    /// ([`super::rule_result::RuleResult::derived`]), its material being governed by a
+    /// quiet count and no result of the slice or of the slices its conversions lead to
+    /// being drawn by the counts ([`super::derived_rules`]). Only rules files.
+    pub rules_derived: bool,
 }
 
 /// Why a table file cannot be used. Every variant names the file.
@@ -211,6 +218,7 @@ impl Header {
         b[81] = u8::from(self.searched);
         b[82] = u8::from(self.forced_searched);
         b[83] = u8::from(self.even_rows_searched);
+        b[84] = u8::from(self.rules_derived);
         let crc = crc32fast::hash(&b[..HEADER_CRC_AT]);
         b[HEADER_CRC_AT..].copy_from_slice(&crc.to_le_bytes());
         b
@@ -285,6 +293,11 @@ impl Header {
                 0 => false,
                 1 => true,
                 _ => return Err(bad("byte 83 (even rows searched) is neither 0 nor 1")),
+            },
+            rules_derived: match b[84] {
+                0 => false,
+                1 => true,
+                _ => return Err(bad("byte 84 (rules derived) is neither 0 nor 1")),
             },
         };
         Ok(header)
@@ -386,7 +399,17 @@ impl Header {
                 ),
             ));
         }
-        let blocks = if self.searched {
+        if self.rules_derived && (kind != FileKind::Rules || self.derived_limit().is_none()) {
+            return Err(bad(
+                "rules derived (byte 84)",
+                format!(
+                    "set in a {kind:?} file whose slice is not governed by a quiet count alone \
+                     (only rules files of such slices)"
+                ),
+            ));
+        }
+        let holds_none = self.searched || self.rules_derived;
+        let blocks = if holds_none {
             0
         } else {
             self.positions.div_ceil(bp as u64)
@@ -394,8 +417,8 @@ impl Header {
         if self.blocks as u64 != blocks {
             return Err(bad(
                 "blocks (bytes 32-35)",
-                match self.searched {
-                    true => format!("{}, but a searched file holds none", self.blocks),
+                match holds_none {
+                    true => format!("{}, but a file without values holds none", self.blocks),
                     false => format!(
                         "{}, but {} positions in blocks of {bp} make {blocks}",
                         self.blocks, self.positions
@@ -419,6 +442,24 @@ impl Header {
             return Err(TableError::Truncated(path.to_path_buf()));
         }
         Ok(())
+    }
+
+    /// The plies of the quiet count that governs the slice alone under the file's rule set
+    /// (byte 72), `None` where another count (or none) governs it or the rule set is not
+    /// one of the variant's: where a file's rule results may be derived
+    /// ([`Header::rules_derived`]).
+    pub fn derived_limit(&self) -> Option<u32> {
+        let [a, b] = self.material.sides();
+        match RuleSet::numbered(self.variant, self.rule_set)?.governing(a, b) {
+            Governing::Quiet(limit) => limit,
+            _ => None,
+        }
+    }
+
+    /// Where the file derives its rule results ([`Header::rules_derived`]), the plies of
+    /// the quiet count they are derived under.
+    pub fn derived_rules(&self) -> Option<u32> {
+        self.rules_derived.then(|| self.derived_limit()).flatten()
     }
 
     /// Positions held by block `b` (the last one may hold fewer).

@@ -4,6 +4,7 @@
 //!
 //! The file format is described in `docs/FORMAT.md`.
 
+pub mod derived_rules;
 pub mod format;
 pub mod generate;
 pub mod index;
@@ -17,6 +18,7 @@ pub mod table;
 mod two_counts;
 pub mod verify;
 
+pub use derived_rules::{DerivedRules, derive_rules};
 pub use format::{FileKind, TableError};
 pub use generate::{Estimate, GenerateError, Progress, Silent, SliceReport, build_job, estimate};
 pub use index::{MoverFrame, SliceIndex};

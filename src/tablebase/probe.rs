@@ -323,24 +323,36 @@ impl Tablebase {
     /// the loser delays it (Kingsrow's "moves to conversion", in plies); `None` for a draw.
     /// A position with a capture is at 1, one without a move at 0.
     pub fn probe_dtc<R: Rules>(&self, pos: &Position<R>) -> Result<Option<u16>, ProbeError> {
-        let outcome = self.resolve(pos, false)?;
-        if outcome.wdl == Wdl::Draw {
-            return Ok(None);
+        Ok(self.wdl_and_dtc(pos)?.1)
+    }
+
+    /// The win, draw or loss of `pos` and its distance to conversion
+    /// ([`Tablebase::probe_dtc`]).
+    pub(crate) fn wdl_and_dtc<R: Rules>(
+        &self,
+        pos: &Position<R>,
+    ) -> Result<(Wdl, Option<u16>), ProbeError> {
+        let wdl = self.resolve(pos, false)?.wdl;
+        if wdl == Wdl::Draw {
+            return Ok((wdl, None));
         }
         if may_capture(pos) {
             let mut list = Captures::default();
             captures(pos, &mut list);
             if !list.as_slice().is_empty() {
-                return Ok(Some(1));
+                return Ok((wdl, Some(1)));
             }
         }
         let frame = MoverFrame::of(pos);
         if frame.mover == 0 {
-            return Ok(Some(0));
+            return Ok((wdl, Some(0)));
         }
         let (material, i) = slice_index::<R>(&frame)
             .ok_or_else(|| ProbeError::NotCovered(MAN_OFF_DOMAIN.into()))?;
-        Ok(Some(self.value(R::VARIANT, material, FileKind::Dtc, i)?))
+        Ok((
+            wdl,
+            Some(self.value(R::VARIANT, material, FileKind::Dtc, i)?),
+        ))
     }
 
     /// The stored rule result of a position seen from its side to move (every position has
@@ -354,6 +366,11 @@ impl Tablebase {
         }
         let (material, i) =
             slice_index::<R>(frame).ok_or_else(|| ProbeError::NotCovered(MAN_OFF_DOMAIN.into()))?;
+        let table = self.table(R::VARIANT, material, FileKind::Rules)?;
+        if let Some(limit) = table.header().derived_rules() {
+            let (wdl, dtc) = self.wdl_and_dtc(&frame.position::<R>())?;
+            return Ok(RuleResult::derived(wdl, dtc.unwrap_or(0), limit));
+        }
         Ok(RuleResult::from_code(self.value(
             R::VARIANT,
             material,
@@ -629,9 +646,27 @@ impl Tablebase {
         }
         let (material, i) = slice_index::<R>(&frame)?;
         let table = self.open_table(R::VARIANT, material, FileKind::Rules)?;
-        let result = table
-            .cached_value(i, &self.cache)
-            .map(RuleResult::from_code)?;
+        let result = match table.header().derived_rules() {
+            Some(limit) => {
+                let wdl = self.resolve_cached(pos, false)?.wdl;
+                let dtc = match wdl {
+                    Wdl::Draw => 0,
+                    _ if may_capture(pos) && {
+                        let mut list = Captures::default();
+                        captures(pos, &mut list);
+                        !list.as_slice().is_empty()
+                    } =>
+                    {
+                        1
+                    }
+                    _ => self
+                        .open_table(R::VARIANT, material, FileKind::Dtc)?
+                        .cached_value(i, &self.cache)?,
+                };
+                RuleResult::derived(wdl, dtc, limit)
+            }
+            None => RuleResult::from_code(table.cached_value(i, &self.cache)?),
+        };
         Some((result, left))
     }
 

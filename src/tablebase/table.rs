@@ -575,6 +575,7 @@ mod tests {
             searched: false,
             forced_searched: false,
             even_rows_searched: false,
+            rules_derived: false,
         }
     }
 

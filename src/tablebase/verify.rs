@@ -366,6 +366,11 @@ fn read_level<R: Rules>(
     let twin_even: Vec<bool> = (0..files.len())
         .map(|s| files[(s + 1) % files.len()][1].header().even_rows_searched)
         .collect();
+    // Per slice: the quiet count's plies where its rules file derives its results from its
+    // values and distances to conversion (they are set once those are all in).
+    let derived: Vec<Option<u32>> = (0..files.len())
+        .map(|s| rule_files.and_then(|f| f[s].header().derived_rules()))
+        .collect();
     values
         .par_chunks_mut(TASK_POSITIONS)
         .zip(dtcs.par_chunks_mut(TASK_POSITIONS))
@@ -390,7 +395,9 @@ fn read_level<R: Rules>(
                 let m = members[o / kings as usize];
                 let i = m.id * kings + o as u64 % kings;
                 let s = m.slice as usize;
-                if let Some(f) = rule_files {
+                if let Some(f) = rule_files
+                    && derived[s].is_none()
+                {
                     *rule = rule_blocks[s].value(&f[s], i)?;
                 }
                 let pos = placed.set::<R>(placements, m).position(
@@ -479,6 +486,25 @@ fn read_level<R: Rules>(
         for pass in Unread::PASSES {
             levels_read.fill_unread(tb, [values, dtcs], &unread, pass)?;
         }
+    }
+    if derived.iter().any(Option::is_some) {
+        let [values, dtcs, rules] = &mut levels;
+        rules.batches[0]
+            .par_chunks_mut(TASK_POSITIONS)
+            .zip(values.batches[0].par_chunks(TASK_POSITIONS))
+            .zip(dtcs.batches[0].par_chunks(TASK_POSITIONS))
+            .enumerate()
+            .for_each(|(c, ((rules, values), dtcs))| {
+                for (k, ((rule, &value), &dtc)) in
+                    rules.iter_mut().zip(values).zip(dtcs).enumerate()
+                {
+                    let m = members[(c * TASK_POSITIONS + k) / kings as usize];
+                    if let Some(limit) = derived[m.slice as usize] {
+                        let plain = Outcome::from_code(value).map_or(Wdl::Draw, |o| o.wdl);
+                        *rule = RuleResult::derived(plain, dtc, limit).code();
+                    }
+                }
+            });
     }
     Ok((levels, captured))
 }
