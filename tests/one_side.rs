@@ -2,8 +2,9 @@
 //! `leave_unread`, `derive_rules`, `damka compact`): tables where one slice of each pair is
 //! searched, the others leave their forced exchanges unread (and, in English, the kept
 //! distances on even rows) and rules files derive their results where they may give every
-//! position the answers of the full tables, pass `verify`, and take fewer bytes; a second
-//! run changes nothing; a searched file with blocks, or both sides searched, is an error,
+//! position the answers of the full tables, pass `verify`, take fewer bytes, and a build of
+//! more pieces on them writes the files it writes on the full tables; a second run changes
+//! nothing; a searched file with blocks, or both sides searched, is an error,
 //! never a wrong value.
 
 use std::path::{Path, PathBuf};
@@ -436,4 +437,48 @@ fn rules_derived_is_refused_outside_rules_files_of_a_quiet_count() {
             "{kind:?}: {err}"
         );
     }
+}
+
+/// `generate` on compacted tables (rules derived, one side to move, forced exchanges and
+/// distances on even rows unread) writes the same files as on the tables as built.
+#[test]
+fn a_build_on_compacted_tables_writes_the_same_files() {
+    let full_dir = scratch("build-on-full");
+    let smaller = build::<English>(&full_dir, 3);
+    let dir = copy(&full_dir, "build-on-compacted", Variant::English);
+    assert!(
+        !derive_rules(&dir, Variant::English, &smaller, 2)
+            .expect("derive")
+            .is_empty()
+    );
+    assert!(
+        !one_side(&dir, Variant::English, &smaller, 2)
+            .expect("one side")
+            .is_empty()
+    );
+    leave_unread(&dir, Variant::English, &smaller, 2, true).expect("leave unread");
+    let rules = RuleSet::default_for(Variant::English);
+    let mut compared = 0;
+    for job in plan(4, English::MEN)
+        .into_iter()
+        .filter(|j| j.slices[0].pieces() == 4)
+    {
+        for d in [&full_dir, &dir] {
+            let tb = Tablebase::open(d).expect("tables");
+            build_job::<English>(&job, &tb, rules, &damka::tablebase::Silent).expect("builds");
+        }
+        for &m in &job.slices {
+            for kind in [FileKind::Wdl, FileKind::Dtw, FileKind::Dtc, FileKind::Rules] {
+                let read =
+                    |d: &Path| std::fs::read(Tablebase::path_in(d, Variant::English, m, kind));
+                assert_eq!(
+                    read(&dir).expect("built"),
+                    read(&full_dir).expect("built"),
+                    "{m} {kind:?}"
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert_eq!(compared, 4 * 25, "every file of the 25 slices of 4 pieces");
 }
