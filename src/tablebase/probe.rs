@@ -648,20 +648,28 @@ impl Tablebase {
         let table = self.open_table(R::VARIANT, material, FileKind::Rules)?;
         let result = match table.header().derived_rules() {
             Some(limit) => {
-                let wdl = self.resolve_cached(pos, false)?.wdl;
-                let dtc = match wdl {
-                    Wdl::Draw => 0,
-                    _ if may_capture(pos) && {
-                        let mut list = Captures::default();
-                        captures(pos, &mut list);
-                        !list.as_slice().is_empty()
-                    } =>
-                    {
-                        1
-                    }
-                    _ => self
-                        .open_table(R::VARIANT, material, FileKind::Dtc)?
-                        .cached_value(i, &self.cache)?,
+                // The win/draw/loss value as `resolve_cached` finds it, the captures
+                // generated once for it and the distance to conversion.
+                let stored = |f: &MoverFrame| self.stored_cached::<R>(f, false);
+                let mut list = Captures::default();
+                if may_capture(&frame.position::<R>()) {
+                    captures(pos, &mut list);
+                }
+                let (wdl, dtc) = if list.as_slice().is_empty() {
+                    let wdl = match stored(&frame).ok()? {
+                        Some(o) => o.wdl,
+                        None => self.resolve_cached(pos, false)?.wdl,
+                    };
+                    let dtc = match wdl {
+                        Wdl::Draw => 0,
+                        _ => self
+                            .open_table(R::VARIANT, material, FileKind::Dtc)?
+                            .cached_value(i, &self.cache)?,
+                    };
+                    (wdl, dtc)
+                } else {
+                    let o = best_after(pos, list.as_slice(), false, false, &stored, Window::ALL);
+                    (o.ok()?.wdl, 1)
                 };
                 RuleResult::derived(wdl, dtc, limit)
             }
