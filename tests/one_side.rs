@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 
 use damka::rules::Counters;
 use damka::rules::{English, Rules, Russian};
-use damka::tablebase::format::{FileKind, HEADER_SIZE, Header, assemble, pack, unpack};
+use damka::tablebase::format::{
+    FileKind, HEADER_SIZE, Header, RulesDerived, assemble, pack, unpack,
+};
 use damka::tablebase::{
     Material, ProbeError, SliceCheck, SliceIndex, TableError, Tablebase, build_job, derive_rules,
     even_rows, forced_exchange, leave_unread, one_side, plan, rows_alternate, verify_slice,
@@ -119,11 +121,9 @@ fn check<R: Rules>(name: &str, pieces: u32, min_pieces: u32) {
         assert!(d.bytes_after < d.bytes_before, "{d:?}");
         let path = Tablebase::path_in(&dir, variant, d.material, FileKind::Rules);
         let header = std::fs::read(&path).expect("read");
-        assert!(
-            Header::from_bytes(&path, &header)
-                .expect("header")
-                .rules_derived
-        );
+        let header = Header::from_bytes(&path, &header).expect("header");
+        assert_eq!(header.rules_derived, RulesDerived::All, "{}", d.material);
+        assert_eq!(d.stored, 0);
     }
     // English: a quiet count alone, nothing drawn by it in these slices. Russian: a
     // material count governs (or runs beside) the quiet one where kings are on the board.
@@ -250,7 +250,7 @@ fn check<R: Rules>(name: &str, pieces: u32, min_pieces: u32) {
             })
         })
         .expect("a won or lost position");
-    change_dtw(&dir, variant, kept, won);
+    change_value(&dir, variant, kept, FileKind::Dtw, won);
     let damaged = Tablebase::open(&dir).expect("damaged");
     assert!(
         matches!(
@@ -261,10 +261,11 @@ fn check<R: Rules>(name: &str, pieces: u32, min_pieces: u32) {
     );
 }
 
-/// Rewrites the distance file of slice `m` with the distance at index `i` two plies longer
-/// (shorter if that is past the file's longest).
-fn change_dtw(dir: &Path, variant: Variant, m: Material, i: u64) {
-    let file = Tablebase::path_in(dir, variant, m, FileKind::Dtw);
+/// Rewrites the file of `kind` of slice `m` with the value at index `i` two more (less if
+/// that is past the file's largest): a distance two plies longer, a rule result needing one
+/// ply more (or shorter, one less).
+fn change_value(dir: &Path, variant: Variant, m: Material, kind: FileKind, i: u64) {
+    let file = Tablebase::path_in(dir, variant, m, kind);
     let bytes = std::fs::read(&file).expect("read");
     let header = Header::from_bytes(&file, &bytes).expect("header");
     let offset = |b: usize| {
@@ -423,10 +424,10 @@ fn rules_derived_is_refused_outside_rules_files_of_a_quiet_count() {
     let m = english[0];
     // In a win/draw/loss file; in a rules file that names no rule set of the variant.
     set_header(&dir, Variant::English, m, FileKind::Wdl, |h| {
-        h.rules_derived = true
+        h.rules_derived = RulesDerived::All
     });
     set_header(&dir, Variant::English, m, FileKind::Rules, |h| {
-        h.rules_derived = true;
+        h.rules_derived = RulesDerived::All;
         h.rule_set = 0;
     });
     let tb = Tablebase::open(&dir).expect("open");
@@ -481,4 +482,55 @@ fn a_build_on_compacted_tables_writes_the_same_files() {
         }
     }
     assert_eq!(compared, 4 * 25, "every file of the 25 slices of 4 pieces");
+}
+
+/// A stored result that is not its derivation (here made so by hand) stays stored, the
+/// others of its file marked: probes answer each as its file says, and `verify` finds the
+/// one that is wrong.
+#[test]
+fn a_result_other_than_its_derivation_stays_stored() {
+    let full_dir = scratch("marked-full");
+    let slices = build::<English>(&full_dir, 3);
+    let dir = copy(&full_dir, "marked", Variant::English);
+    let m: Material = "2001".parse().expect("key");
+    let index = SliceIndex::<English>::new(m);
+    let full = Tablebase::open(&full_dir).expect("full");
+    let rules = RuleSet::default_for(Variant::English);
+    let won = |i: u64| {
+        index.unrank(i).is_some_and(|f| {
+            let pos = f.position::<English>();
+            !damka::rules::may_capture(&pos)
+                && full.probe_rule_result(&pos, rules).expect("rule").category
+                    == damka::tablebase::RuleCategory::Win
+        })
+    };
+    let changed = (0..index.size()).find(|&i| won(i)).expect("a win");
+    let other = (changed + 1..index.size())
+        .find(|&i| won(i))
+        .expect("another");
+    change_value(&dir, Variant::English, m, FileKind::Rules, changed);
+    let done = derive_rules(&dir, Variant::English, &slices, 2).expect("derive");
+    let marked = done.iter().find(|d| d.material == m).expect("re-encoded");
+    assert_eq!(marked.stored, 1);
+    assert!(
+        done.iter()
+            .filter(|d| d.material != m)
+            .all(|d| d.stored == 0)
+    );
+    let path = Tablebase::path_in(&dir, Variant::English, m, FileKind::Rules);
+    let header = Header::from_bytes(&path, &std::fs::read(&path).expect("read")).expect("h");
+    assert_eq!(header.rules_derived, RulesDerived::Marked);
+    let tb = Tablebase::open(&dir).expect("marked");
+    let probe = |tb: &Tablebase, i: u64| {
+        let pos = index.unrank(i).expect("position").position::<English>();
+        tb.probe_rule_result(&pos, rules).expect("rule result")
+    };
+    let (was, is) = (probe(&full, changed), probe(&tb, changed));
+    assert_eq!(is.category, was.category);
+    assert_eq!(is.plies.abs_diff(was.plies), 1, "{was:?} changed to {is:?}");
+    assert_eq!(probe(&tb, other), probe(&full, other));
+    assert!(
+        matches!(verify_slice::<English>(&tb, m), Ok(SliceCheck::BadRules { index, .. }) if index == changed),
+        "the changed result is found"
+    );
 }

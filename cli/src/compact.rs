@@ -4,9 +4,9 @@
 //! that hold values leave their forced exchanges unread (answered by a search of one ply
 //! that ends in capture searches), and with `--even-rows`, in English and Italian, the
 //! kept distance files their positions on even rows (answered by a search of two plies
-//! through the twin). First of all, rules files whose results follow from the win/draw/loss
-//! values and distances to conversion (a quiet count alone governs, nothing is drawn by the
-//! counts) are replaced by headers that say so.
+//! through the twin). First of all, the rules files of slices a quiet count alone governs
+//! are re-encoded with the results that follow from the win/draw/loss values and distances
+//! to conversion derived (a header alone where all do).
 
 use std::path::PathBuf;
 
@@ -60,7 +60,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
         };
         for d in derive_rules(&dir, variant, &present, args.min_pieces).map_err(derive_failed)? {
             derived += 1;
-            let line = format!("{variant} {}: rule results derived", d.material);
+            let mut line = format!("{variant} {}: rule results derived", d.material);
+            if d.stored > 0 {
+                line += &format!(", {} stored", d.stored);
+            }
             changes.push((line, d.bytes_before, d.bytes_after));
         }
         for d in one_side(&dir, variant, &present, args.min_pieces).map_err(failed)? {

@@ -1,25 +1,25 @@
-//! Rule results derived instead of stored. Under a quiet count alone, where no result of a
-//! slice or of the slices its conversions lead to is drawn by the counts (no cursed win,
-//! no blessed loss), a position's result under the rules follows from its win/draw/loss
-//! value and its distance to conversion ([`RuleResult::derived`]): the generator derives
-//! them so itself. [`derive_rules`] replaces the rules files of such slices by headers
-//! that say so ([`super::format::Header::rules_derived`]), after checking every value
-//! against the derivation; a probe then reads the win/draw/loss and distance-to-conversion
-//! files instead. Most rules files of English, for one (benches/README.md, "Rule results
-//! derived").
+//! Rule results derived instead of stored. Under a quiet count alone, a position's result
+//! under the rules mostly follows from its win/draw/loss value and its distance to
+//! conversion ([`RuleResult::derived`]); exactly so where no result of its slice or of the
+//! slices its conversions lead to is drawn by the counts (no cursed win, no blessed loss),
+//! and the generator then derives them so itself. [`derive_rules`] compares every stored
+//! result with its derivation and re-encodes the rules file: a header alone where all are
+//! equal ([`RulesDerived::All`]), else the results that differ with the others marked
+//! ([`RulesDerived::Marked`]). A probe of a derived result reads the win/draw/loss and
+//! distance-to-conversion files instead (benches/README.md, "Rule results derived").
 
 use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::format::{FileKind, Header, TableError, assemble, unpack};
-use super::generate::derivable;
+use super::format::{FileKind, Header, RulesDerived, TableError, assemble, pack, unpack};
+use super::generate::{compress, fill_runs};
 use super::index::SliceIndex;
-use super::material::{Material, SliceJob};
+use super::material::Material;
 use super::probe::{ProbeError, Tablebase};
 use super::rule_result::RuleResult;
 use super::table::TableFile;
-use crate::rules::{Governing, Rules};
+use crate::rules::Rules;
 use crate::{Variant, with_rules};
 
 /// What [`derive_rules`] did to a slice's rules file.
@@ -27,16 +27,23 @@ use crate::{Variant, with_rules};
 pub struct DerivedRules {
     /// The slice.
     pub material: Material,
+    /// The results that are not their derivations, stored (0: the file holds no values).
+    pub stored: u64,
     /// Bytes of its rules file before.
     pub bytes_before: u64,
-    /// And after (a header and an empty block table).
+    /// And after.
     pub bytes_after: u64,
 }
 
-/// Replaces the rules file of every slice among `materials` (the slices of `variant` under
-/// `dir`) with at least `min_pieces` pieces whose results may be derived (see the module)
-/// by one that derives them, once every stored result is found equal to its derivation (a
-/// difference is an error, and the file stays). Files already derived are skipped.
+/// zstd level of the re-encoded rules blocks (as the win/draw/loss and distance blocks
+/// `damka compact` re-encodes).
+const LEVEL: i32 = 19;
+
+/// Re-encodes the rules file of every slice among `materials` (the slices of `variant`
+/// under `dir`) with at least `min_pieces` pieces whose material a quiet count alone
+/// governs: derived where every result is its derivation, else with the results equal to
+/// their derivations marked, where that takes fewer bytes. Files already re-encoded are
+/// skipped.
 pub fn derive_rules(
     dir: &Path,
     variant: Variant,
@@ -55,67 +62,78 @@ pub fn derive_rules(
         let Some(limit) = h.derived_limit() else {
             continue;
         };
-        let job = SliceJob::for_slice(m);
-        if h.rules_derived
-            || h.drawn_by_rules != 0
-            || derivable(&tb, variant, &job, Governing::Quiet(Some(limit))).is_none()
-        {
+        let mark = h.derived_mark();
+        if h.rules_derived != RulesDerived::None || h.max_dtw >= mark {
             continue;
         }
-        with_rules!(variant, R => check_derived::<R>(&tb, &table, limit))?;
-        let bytes = |p: &Path| {
-            std::fs::metadata(p)
-                .map(|d| d.len())
-                .map_err(|e| TableError::Io(p.to_path_buf(), e))
+        let (blocks, stored) = with_rules!(variant, R => marked_blocks::<R>(&tb, &table, limit))?;
+        let (rules_derived, blocks) = match stored {
+            0 => (RulesDerived::All, Vec::new()),
+            _ => (RulesDerived::Marked, blocks),
         };
-        let bytes_before = bytes(&path)?;
         let header = Header {
-            rules_derived: true,
+            rules_derived,
+            max_dtw: if stored == 0 { h.max_dtw } else { mark },
             ..h.clone()
         };
-        crate::files::write_atomically(&path, &assemble(header, &[]))
+        let bytes = assemble(header, &blocks);
+        let bytes_before = std::fs::metadata(&path)
+            .map_err(|e| TableError::Io(path.clone(), e))?
+            .len();
+        if bytes.len() as u64 >= bytes_before {
+            continue;
+        }
+        crate::files::write_atomically(&path, &bytes)
             .map_err(|e| TableError::Io(path.clone(), e))?;
         done.push(DerivedRules {
             material: m,
+            stored,
             bytes_before,
-            bytes_after: bytes(&path)?,
+            bytes_after: bytes.len() as u64,
         });
     }
     Ok(done)
 }
 
-/// Checks that every result `table` (a rules file) stores is the one derived from its
-/// position's win/draw/loss value and distance to conversion under a quiet count of
-/// `limit` plies, as probes of `tb` find them.
-fn check_derived<R: Rules>(
+/// The blocks of `table` (a rules file) with every result equal to the one derived from
+/// its position's win/draw/loss value and distance to conversion under a quiet count of
+/// `limit` plies, as probes of `tb` find them, marked ([`Header::derived_mark`]), indices
+/// without a position filled with the value before them, compressed; and the number of
+/// results left stored.
+fn marked_blocks<R: Rules>(
     tb: &Tablebase,
     table: &TableFile,
     limit: u32,
-) -> Result<(), ProbeError> {
+) -> Result<(Vec<Vec<u8>>, u64), ProbeError> {
     let h = table.header();
     let index = SliceIndex::<R>::new(h.material);
-    (0..h.blocks).into_par_iter().try_for_each(|b| {
-        let data = table.decode_block(b)?;
-        let first = b as u64 * h.block_positions as u64;
-        for j in 0..h.positions_in_block(b) {
-            let Some(frame) = index.unrank(first + j) else {
-                continue;
-            };
-            let stored = RuleResult::from_code(unpack(&data, h.value_bits, j as usize));
-            let (wdl, dtc) = tb.wdl_and_dtc(&frame.position::<R>())?;
-            let derived = RuleResult::derived(wdl, dtc.unwrap_or(0), limit);
-            if stored != derived {
-                return Err(TableError::Mismatch(
-                    table.path().to_path_buf(),
-                    format!(
-                        "index {}: stored rule result {stored:?}, but {derived:?} from its \
-                         win/draw/loss and distance to conversion: not derived",
-                        first + j
-                    ),
-                )
-                .into());
+    let mark = h.derived_mark();
+    let coded: Vec<(Vec<u8>, u64)> = (0..h.blocks)
+        .into_par_iter()
+        .map(|b| {
+            let data = table.decode_block(b)?;
+            let first = b as u64 * h.block_positions as u64;
+            let mut stored = 0;
+            let mut values = Vec::with_capacity(h.positions_in_block(b) as usize);
+            for j in 0..h.positions_in_block(b) {
+                let Some(frame) = index.unrank(first + j) else {
+                    values.push(None);
+                    continue;
+                };
+                let code = unpack(&data, h.value_bits, j as usize);
+                let (wdl, dtc) = tb.wdl_and_dtc(&frame.position::<R>())?;
+                let derived = RuleResult::derived(wdl, dtc.unwrap_or(0), limit);
+                if RuleResult::from_code(code) == derived {
+                    values.push(Some(mark));
+                } else {
+                    stored += 1;
+                    values.push(Some(code));
+                }
             }
-        }
-        Ok(())
-    })
+            let values = fill_runs(values.into_iter(), |v| v);
+            Ok((compress(&pack(&values, h.value_bits), LEVEL), stored))
+        })
+        .collect::<Result<_, ProbeError>>()?;
+    let stored = coded.iter().map(|(_, s)| s).sum();
+    Ok((coded.into_iter().map(|(c, _)| c).collect(), stored))
 }

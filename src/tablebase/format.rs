@@ -122,12 +122,32 @@ pub struct Header {
     /// values, of a slice whose twin is searched, in a variant where every quiet move takes
     /// one piece one row ([`super::one_side::rows_alternate`]).
     pub even_rows_searched: bool,
-    /// The rules file holds no values: every position's result under the rule set follows
-    /// from its win/draw/loss value and distance to conversion
-    /// ([`super::rule_result::RuleResult::derived`]), its material being governed by a
-    /// quiet count and no result of the slice or of the slices its conversions lead to
-    /// being drawn by the counts ([`super::derived_rules`]). Only rules files.
-    pub rules_derived: bool,
+    /// Which results the rules file derives from the positions' win/draw/loss values and
+    /// distances to conversion ([`super::rule_result::RuleResult::derived`]) instead of
+    /// holding them ([`super::derived_rules`]). Only rules files of slices governed by a
+    /// quiet count alone.
+    pub rules_derived: RulesDerived,
+}
+
+/// Which results a rules file derives (byte 84).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RulesDerived {
+    /// None: it holds every result.
+    None = 0,
+    /// All: it holds no values.
+    All = 1,
+    /// Those whose stored value is the mark ([`Header::derived_mark`], also the file's
+    /// largest code): the others are the results.
+    Marked = 2,
+}
+
+/// What a rules file says of a position ([`Header::rule_value`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RuleValue {
+    /// The code of its result ([`super::rule_result::RuleResult::from_code`]).
+    Code(u16),
+    /// Its result is derived under a quiet count of these plies.
+    Derived(u32),
 }
 
 /// Why a table file cannot be used. Every variant names the file.
@@ -218,7 +238,7 @@ impl Header {
         b[81] = u8::from(self.searched);
         b[82] = u8::from(self.forced_searched);
         b[83] = u8::from(self.even_rows_searched);
-        b[84] = u8::from(self.rules_derived);
+        b[84] = self.rules_derived as u8;
         let crc = crc32fast::hash(&b[..HEADER_CRC_AT]);
         b[HEADER_CRC_AT..].copy_from_slice(&crc.to_le_bytes());
         b
@@ -295,9 +315,10 @@ impl Header {
                 _ => return Err(bad("byte 83 (even rows searched) is neither 0 nor 1")),
             },
             rules_derived: match b[84] {
-                0 => false,
-                1 => true,
-                _ => return Err(bad("byte 84 (rules derived) is neither 0 nor 1")),
+                0 => RulesDerived::None,
+                1 => RulesDerived::All,
+                2 => RulesDerived::Marked,
+                _ => return Err(bad("byte 84 (rules derived) is not 0, 1 or 2")),
             },
         };
         Ok(header)
@@ -399,7 +420,8 @@ impl Header {
                 ),
             ));
         }
-        if self.rules_derived && (kind != FileKind::Rules || self.derived_limit().is_none()) {
+        let derives = self.rules_derived != RulesDerived::None;
+        if derives && (kind != FileKind::Rules || self.derived_limit().is_none()) {
             return Err(bad(
                 "rules derived (byte 84)",
                 format!(
@@ -408,7 +430,17 @@ impl Header {
                 ),
             ));
         }
-        let holds_none = self.searched || self.rules_derived;
+        if self.rules_derived == RulesDerived::Marked && self.max_dtw != self.derived_mark() {
+            return Err(bad(
+                "largest code (bytes 18-19)",
+                format!(
+                    "{}, but a rules file with marks (byte 84 = 2) has its mark, {}",
+                    self.max_dtw,
+                    self.derived_mark()
+                ),
+            ));
+        }
+        let holds_none = self.searched || self.rules_derived == RulesDerived::All;
         let blocks = if holds_none {
             0
         } else {
@@ -456,10 +488,34 @@ impl Header {
         }
     }
 
-    /// Where the file derives its rule results ([`Header::rules_derived`]), the plies of
-    /// the quiet count they are derived under.
+    /// Where the file derives some or all of its rule results ([`Header::rules_derived`]),
+    /// the plies of the quiet count they are derived under.
     pub fn derived_rules(&self) -> Option<u32> {
-        self.rules_derived.then(|| self.derived_limit()).flatten()
+        match self.rules_derived {
+            RulesDerived::None => None,
+            _ => self.derived_limit(),
+        }
+    }
+
+    /// The value that marks a derived result in a rules file with marks: the largest its
+    /// value bits hold.
+    pub fn derived_mark(&self) -> u16 {
+        ((1u32 << self.value_bits.min(16)) - 1) as u16
+    }
+
+    /// What the file says of a position whose stored value `read` reads (not called where
+    /// the file holds none).
+    #[inline]
+    pub fn rule_value<E>(&self, read: impl FnOnce() -> Result<u16, E>) -> Result<RuleValue, E> {
+        let limit = self.derived_rules();
+        if let (RulesDerived::All, Some(limit)) = (self.rules_derived, limit) {
+            return Ok(RuleValue::Derived(limit));
+        }
+        let v = read()?;
+        Ok(match limit {
+            Some(limit) if v == self.derived_mark() => RuleValue::Derived(limit),
+            _ => RuleValue::Code(v),
+        })
     }
 
     /// Positions held by block `b` (the last one may hold fewer).

@@ -4,7 +4,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::format::{FileKind, TableError};
+use super::format::{FileKind, RuleValue, TableError};
 use super::index::{MoverFrame, SliceIndex};
 use super::material::Material;
 use super::one_side::{even_rows, forced_exchange};
@@ -367,16 +367,14 @@ impl Tablebase {
         let (material, i) =
             slice_index::<R>(frame).ok_or_else(|| ProbeError::NotCovered(MAN_OFF_DOMAIN.into()))?;
         let table = self.table(R::VARIANT, material, FileKind::Rules)?;
-        if let Some(limit) = table.header().derived_rules() {
-            let (wdl, dtc) = self.wdl_and_dtc(&frame.position::<R>())?;
-            return Ok(RuleResult::derived(wdl, dtc.unwrap_or(0), limit));
+        let read = || self.value(R::VARIANT, material, FileKind::Rules, i);
+        match table.header().rule_value(read)? {
+            RuleValue::Code(code) => Ok(RuleResult::from_code(code)),
+            RuleValue::Derived(limit) => {
+                let (wdl, dtc) = self.wdl_and_dtc(&frame.position::<R>())?;
+                Ok(RuleResult::derived(wdl, dtc.unwrap_or(0), limit))
+            }
         }
-        Ok(RuleResult::from_code(self.value(
-            R::VARIANT,
-            material,
-            FileKind::Rules,
-            i,
-        )?))
     }
 
     /// The result of `pos` under `rules` with the counters at 0 (just after a conversion, or
@@ -646,8 +644,9 @@ impl Tablebase {
         }
         let (material, i) = slice_index::<R>(&frame)?;
         let table = self.open_table(R::VARIANT, material, FileKind::Rules)?;
-        let result = match table.header().derived_rules() {
-            Some(limit) => {
+        let read = || table.cached_value(i, &self.cache).ok_or(());
+        let result = match table.header().rule_value(read).ok()? {
+            RuleValue::Derived(limit) => {
                 // The win/draw/loss value as `resolve_cached` finds it, the captures
                 // generated once for it and the distance to conversion.
                 let stored = |f: &MoverFrame| self.stored_cached::<R>(f, false);
@@ -673,7 +672,7 @@ impl Tablebase {
                 };
                 RuleResult::derived(wdl, dtc, limit)
             }
-            None => RuleResult::from_code(table.cached_value(i, &self.cache)?),
+            RuleValue::Code(code) => RuleResult::from_code(code),
         };
         Some((result, left))
     }

@@ -575,7 +575,7 @@ mod tests {
             searched: false,
             forced_searched: false,
             even_rows_searched: false,
-            rules_derived: false,
+            rules_derived: crate::tablebase::format::RulesDerived::None,
         }
     }
 

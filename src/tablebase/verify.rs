@@ -31,7 +31,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::format::TableError;
-use super::format::{FileKind, unpack, wdl_code};
+use super::format::{FileKind, RuleValue, unpack, wdl_code};
 use super::generate::derivable;
 use super::index::{KingArrangements, MoverFrame, SliceIndex};
 use super::levels::{Above, Level, Member, Place, Placements};
@@ -366,8 +366,9 @@ fn read_level<R: Rules>(
     let twin_even: Vec<bool> = (0..files.len())
         .map(|s| files[(s + 1) % files.len()][1].header().even_rows_searched)
         .collect();
-    // Per slice: the quiet count's plies where its rules file derives its results from its
-    // values and distances to conversion (they are set once those are all in).
+    // Per slice: the quiet count's plies where its rules file derives results from its
+    // values and distances to conversion (set once those are all in; until then a derived
+    // result holds `TO_DERIVE`).
     let derived: Vec<Option<u32>> = (0..files.len())
         .map(|s| rule_files.and_then(|f| f[s].header().derived_rules()))
         .collect();
@@ -395,10 +396,12 @@ fn read_level<R: Rules>(
                 let m = members[o / kings as usize];
                 let i = m.id * kings + o as u64 % kings;
                 let s = m.slice as usize;
-                if let Some(f) = rule_files
-                    && derived[s].is_none()
-                {
-                    *rule = rule_blocks[s].value(&f[s], i)?;
+                if let Some(f) = rule_files {
+                    let read = || rule_blocks[s].value(&f[s], i);
+                    *rule = match f[s].header().rule_value(read)? {
+                        RuleValue::Code(code) => code,
+                        RuleValue::Derived(_) => TO_DERIVE,
+                    };
                 }
                 let pos = placed.set::<R>(placements, m).position(
                     &index[s],
@@ -499,7 +502,7 @@ fn read_level<R: Rules>(
                     rules.iter_mut().zip(values).zip(dtcs).enumerate()
                 {
                     let m = members[(c * TASK_POSITIONS + k) / kings as usize];
-                    if let Some(limit) = derived[m.slice as usize] {
+                    if let (TO_DERIVE, Some(limit)) = (*rule, derived[m.slice as usize]) {
                         let plain = Outcome::from_code(value).map_or(Wdl::Draw, |o| o.wdl);
                         *rule = RuleResult::derived(plain, dtc, limit).code();
                     }
@@ -508,6 +511,10 @@ fn read_level<R: Rules>(
     }
     Ok((levels, captured))
 }
+
+/// A rule result of a level being read that is derived once the level's values are in: no
+/// code (a rules file's codes stay below its mark, at most `u16::MAX`).
+const TO_DERIVE: u16 = u16::MAX;
 
 /// What locates the positions of a level being read and their successors.
 struct LevelsRead<'a, R: Rules> {

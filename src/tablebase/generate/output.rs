@@ -576,7 +576,7 @@ pub(super) fn base_header(
         searched: false,
         forced_searched: false,
         even_rows_searched: false,
-        rules_derived: false,
+        rules_derived: crate::tablebase::format::RulesDerived::None,
     }
 }
 
