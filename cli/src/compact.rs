@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 
 use damka::Variant;
-use damka::tablebase::{ProbeError, TableError, derive_rules, leave_unread, one_side};
+use damka::tablebase::{derive_rules, leave_unread, one_side};
 
 use super::tables::{slices, tables_dir, variants};
 use super::{CliError, print_out};
@@ -45,20 +45,12 @@ pub fn run(args: Args) -> Result<(), CliError> {
             code: 1,
         });
     }
-    let failed = |e: TableError| CliError {
-        message: e.to_string(),
-        code: 1,
-    };
     let (mut derived, mut pairs, mut reencoded, mut before, mut after) = (0, 0, 0, 0, 0);
     for variant in variants(&dir, args.variant) {
         let present = slices(&dir, variant)?;
         // Each change: its line, bytes before and after.
         let mut changes = Vec::new();
-        let derive_failed = |e: ProbeError| CliError {
-            message: e.to_string(),
-            code: 1,
-        };
-        for d in derive_rules(&dir, variant, &present, args.min_pieces).map_err(derive_failed)? {
+        for d in derive_rules(&dir, variant, &present, args.min_pieces).map_err(failed)? {
             derived += 1;
             let mut line = format!("{variant} {}: rule results derived", d.material);
             if d.stored > 0 {
@@ -94,4 +86,12 @@ pub fn run(args: Args) -> Result<(), CliError> {
         "rules files derived {derived}, pairs {pairs}, slices re-encoded {reencoded}, bytes \
          changed {before} -> {after}\n"
     ))
+}
+
+/// A failure of one of compact's steps, as the command's error.
+fn failed(e: impl std::fmt::Display) -> CliError {
+    CliError {
+        message: e.to_string(),
+        code: 1,
+    }
 }

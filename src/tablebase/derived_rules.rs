@@ -121,8 +121,7 @@ fn marked_blocks<R: Rules>(
                     continue;
                 };
                 let code = unpack(&data, h.value_bits, j as usize);
-                let (wdl, dtc) = tb.wdl_and_dtc(&frame.position::<R>())?;
-                let derived = RuleResult::derived(wdl, dtc.unwrap_or(0), limit);
+                let derived = tb.derived_rule(&frame.position::<R>(), limit)?;
                 if RuleResult::from_code(code) == derived {
                     values.push(Some(mark));
                 } else {

@@ -503,8 +503,8 @@ impl Header {
         ((1u32 << self.value_bits.min(16)) - 1) as u16
     }
 
-    /// What the file says of a position whose stored value `read` reads (not called where
-    /// the file holds none).
+    /// What the file says of a position whose stored value `read` reads (`read` is not
+    /// called where the file holds no values).
     #[inline]
     pub fn rule_value<E>(&self, read: impl FnOnce() -> Result<u16, E>) -> Result<RuleValue, E> {
         let limit = self.derived_rules();

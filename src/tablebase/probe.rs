@@ -328,10 +328,7 @@ impl Tablebase {
 
     /// The win, draw or loss of `pos` and its distance to conversion
     /// ([`Tablebase::probe_dtc`]).
-    pub(crate) fn wdl_and_dtc<R: Rules>(
-        &self,
-        pos: &Position<R>,
-    ) -> Result<(Wdl, Option<u16>), ProbeError> {
+    fn wdl_and_dtc<R: Rules>(&self, pos: &Position<R>) -> Result<(Wdl, Option<u16>), ProbeError> {
         let wdl = self.resolve(pos, false)?.wdl;
         if wdl == Wdl::Draw {
             return Ok((wdl, None));
@@ -370,11 +367,19 @@ impl Tablebase {
         let read = || self.value(R::VARIANT, material, FileKind::Rules, i);
         match table.header().rule_value(read)? {
             RuleValue::Code(code) => Ok(RuleResult::from_code(code)),
-            RuleValue::Derived(limit) => {
-                let (wdl, dtc) = self.wdl_and_dtc(&frame.position::<R>())?;
-                Ok(RuleResult::derived(wdl, dtc.unwrap_or(0), limit))
-            }
+            RuleValue::Derived(limit) => self.derived_rule(&frame.position::<R>(), limit),
         }
+    }
+
+    /// The result of `pos` under a quiet count of `limit` plies as it follows from its
+    /// win/draw/loss value and distance to conversion ([`RuleResult::derived`]).
+    pub(crate) fn derived_rule<R: Rules>(
+        &self,
+        pos: &Position<R>,
+        limit: u32,
+    ) -> Result<RuleResult, ProbeError> {
+        let (wdl, dtc) = self.wdl_and_dtc(pos)?;
+        Ok(RuleResult::derived(wdl, dtc.unwrap_or(0), limit))
     }
 
     /// The result of `pos` under `rules` with the counters at 0 (just after a conversion, or
