@@ -31,7 +31,10 @@
 //!   probe would answer it by a search of two plies into read values; `wins`: lost
 //!   positions are not read either (a search of one ply into the twin's wins);
 //! - `delta` (distances): each value of a block stored as its difference from the one
-//!   before it in index order (wrapping), the values nobody reads filled first.
+//!   before it in index order (wrapping), the values nobody reads filled first;
+//! - `nearN` (distances): positions fewer than N plies from a conversion (their `.dtc`
+//!   value; a conversion is a capture or a man's move) are not read either: a probe would
+//!   search their moves until it reaches stored distances or other slices.
 //!
 //! One line more takes the files as built and keeps, of each slice and its twin (the other
 //! side to move), only the smaller: Kingsrow's one side to move, where the other side is
@@ -121,6 +124,8 @@ struct Way {
     wins: bool,
     /// Each value of a block is stored as its difference from the one before (wrapping).
     delta: bool,
+    /// Positions fewer than this many plies from a conversion are not read.
+    near: u16,
 }
 
 const fn way(name: &'static str, fill: Fill, coder: Coder, block: usize) -> Way {
@@ -135,6 +140,7 @@ const fn way(name: &'static str, fill: Fill, coder: Coder, block: usize) -> Way 
         parity: false,
         wins: false,
         delta: false,
+        near: 0,
     }
 }
 
@@ -198,6 +204,7 @@ const fn dtw_way(
         parity: false,
         wins: false,
         delta: false,
+        near: 0,
     }
 }
 
@@ -217,6 +224,14 @@ const fn wins(w: Way, name: &'static str) -> Way {
     }
 }
 
+const fn near(w: Way, name: &'static str, plies: u16) -> Way {
+    Way {
+        name,
+        near: plies,
+        ..w
+    }
+}
+
 const fn delta(w: Way, name: &'static str) -> Way {
     Way {
         name,
@@ -225,7 +240,7 @@ const fn delta(w: Way, name: &'static str) -> Way {
     }
 }
 
-const DTW_WAYS: [Way; 25] = [
+const DTW_WAYS: [Way; 27] = [
     wins(
         dtw_way("", Distance::Whole, false, Coder::Zstd(6), 16 * K),
         "wins z6 16K",
@@ -353,6 +368,22 @@ const DTW_WAYS: [Way; 25] = [
     parity(
         fill_way(Fill::Match, Coder::Zstd(19)),
         "parity match z19 16K",
+    ),
+    near(
+        parity(
+            dtw_way("", Distance::Whole, false, Coder::Zstd(19), 16 * K),
+            "",
+        ),
+        "parity near2 z19 16K",
+        2,
+    ),
+    near(
+        parity(
+            dtw_way("", Distance::Whole, false, Coder::Zstd(19), 16 * K),
+            "",
+        ),
+        "parity near3 z19 16K",
+        3,
     ),
     parity(
         dtw_way("", Distance::Whole, false, Coder::Entropy(0), 16 * K),
@@ -684,7 +715,11 @@ fn stored_values(slice: &Slice, way: &Way, kind: FileKind) -> (Vec<u16>, u8, u64
             Some(false) => slice.threat[i],
             Some(true) => slice.forced[i],
         };
-        if !slice.read[i] || unread || (way.parity && slice.even[i]) {
+        if !slice.read[i]
+            || unread
+            || (way.parity && slice.even[i])
+            || (kind != FileKind::Wdl && slice.dtc[i] < way.near)
+        {
             return None;
         }
         match kind {
