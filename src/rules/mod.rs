@@ -14,7 +14,7 @@ pub use board::{Bitboard, BoardKind, Color, Geometry, OPPOSITE, Square};
 pub use draw::{Counters, DrawReason, Governing, RuleSet, SideMaterial, UnknownRuleSet};
 pub use movegen::{
     MoveList, MoveSink, captures, count_moves, generate, generate_counting_king_quiets,
-    legal_moves, may_capture,
+    legal_moves, may_capture, with_moves,
 };
 pub use moves::{LegalMove, Move, MovePath};
 pub use perft::{divide, perft};

@@ -86,6 +86,24 @@ impl MoveSink for MoveList {
     }
 }
 
+thread_local! {
+    /// The lists [`with_moves`] lends, one for each level of a search in progress.
+    static SPARE_LISTS: std::cell::RefCell<Vec<MoveList>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Calls `f` with the legal moves of `pos`, generated into a list this thread reuses:
+/// searches that recurse call it at every node without allocating (after their first
+/// descent to a depth).
+pub fn with_moves<R: Rules, T>(pos: &Position<R>, f: impl FnOnce(&[Move]) -> T) -> T {
+    let mut list = SPARE_LISTS
+        .with(|spare| spare.borrow_mut().pop())
+        .unwrap_or_default();
+    generate(pos, &mut list);
+    let out = f(list.as_slice());
+    SPARE_LISTS.with(|spare| spare.borrow_mut().push(list));
+    out
+}
+
 /// Collects every legal move with all of its capture paths (for notation).
 #[derive(Clone, Debug, Default)]
 pub struct PathList {

@@ -29,7 +29,7 @@ use super::material::Material;
 use super::probe::Tablebase;
 use super::table::TableFile;
 use crate::Variant;
-use crate::rules::{Color, Geometry, MoveList, Position, Rules, generate, may_capture};
+use crate::rules::{Color, Geometry, Position, Rules, may_capture, with_moves};
 use crate::with_rules;
 
 /// Whether `pos` (whose side to move has no capture) is a forced exchange: the side not to
@@ -40,12 +40,11 @@ use crate::with_rules;
 pub fn forced_exchange<R: Rules>(pos: &Position<R>) -> bool {
     let threat = may_capture(&pos.with_side_to_move(pos.side_to_move().opponent()));
     threat && {
-        let mut moves = MoveList::new();
-        generate(pos, &mut moves);
-        moves
-            .as_slice()
-            .iter()
-            .all(|mv| mv.is_promotion() || may_capture(&pos.play(mv)))
+        with_moves(pos, |moves| {
+            moves
+                .iter()
+                .all(|mv| mv.is_promotion() || may_capture(&pos.play(mv)))
+        })
     }
 }
 

@@ -15,8 +15,8 @@ use super::two_counts::quiet_used;
 use crate::Variant;
 use crate::notation::movetext::sort_moves;
 use crate::rules::{
-    Bitboard, Color, Counters, LegalMove, Move, MoveList, MoveSink, Position, RuleSet, Rules,
-    Square, captures, generate, legal_moves, may_capture,
+    Bitboard, Color, Counters, LegalMove, Move, MoveSink, Position, RuleSet, Rules, Square,
+    captures, legal_moves, may_capture, with_moves,
 };
 
 /// Why a probe has no answer.
@@ -807,9 +807,9 @@ fn resolve_by<R: Rules, E>(
     if let Some(outcome) = stored(&frame)? {
         return Ok(outcome);
     }
-    let mut moves = MoveList::new();
-    generate(pos, &mut moves);
-    best_after(pos, moves.as_slice(), dtw, true, stored, window)
+    with_moves(pos, |moves| {
+        best_after(pos, moves, dtw, true, stored, window)
+    })
 }
 
 /// The best outcome of `pos` over `moves` (a loss without one), each resolved by
