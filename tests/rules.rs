@@ -18,8 +18,8 @@ use damka::Variant::{self, Brazilian, English, International, Italian, Russian, 
 use damka::notation::movetext::captured_text;
 use damka::notation::{full_path_text, move_text, parse_fen, parse_move, write_fen};
 use damka::rules::{
-    Bitboard, LegalMove, Move, MoveList, Position, Rules, count_moves,
-    generate_counting_king_quiets, legal_moves, perft,
+    Bitboard, LegalMove, Move, MoveList, Position, Rules, count_moves, generate,
+    generate_counting_king_quiets, legal_moves, perft, with_moves,
 };
 use damka::with_rules;
 
@@ -1420,4 +1420,32 @@ fn the_capture_pre_test_and_the_move_counts_are_exact() {
             "{variant}: {with_kings} of {positions} with kings"
         );
     }
+}
+
+/// `with_moves` lends each caller its own list: a search nested inside another's moves
+/// leaves them as they were, and every list holds exactly `generate`'s moves.
+#[test]
+fn nested_move_lists_are_separate() {
+    use damka::rules::English as E;
+    let outer_pos = parse_fen::<E>("W:W21,22,K30:B9,10,K3").unwrap();
+    let inner_pos = parse_fen::<E>("B:W21,22,K30:B9,10,K3").unwrap();
+    let generated = |pos: &Position<E>| {
+        let mut list = MoveList::new();
+        generate(pos, &mut list);
+        list.as_slice().to_vec()
+    };
+    let (outer_want, inner_want) = (generated(&outer_pos), generated(&inner_pos));
+    // White: 21-17, 22-17, 22-18 and the king's 30-25, 30-26; Black: 9-13, 9-14, 10-14,
+    // 10-15 and the king's 3-7, 3-8.
+    assert_eq!(outer_want.len(), 5, "white's moves");
+    assert_eq!(inner_want.len(), 6, "black's moves");
+    let (outer, inners) = with_moves(&outer_pos, |outer| {
+        let inners: Vec<Vec<Move>> = outer
+            .iter()
+            .map(|_| with_moves(&inner_pos, |inner| inner.to_vec()))
+            .collect();
+        (outer.to_vec(), inners)
+    });
+    assert_eq!(outer, outer_want);
+    assert!(inners.iter().all(|i| *i == inner_want));
 }
