@@ -5,6 +5,7 @@
 //! (same pieces taken, same landing square). Quiet moves are generated only when no capture
 //! exists, since capturing is compulsory in every variant.
 
+use std::cell::RefCell;
 use std::marker::PhantomData;
 
 use super::board::{Bitboard, Geometry, OPPOSITE, Square};
@@ -88,7 +89,7 @@ impl MoveSink for MoveList {
 
 thread_local! {
     /// The lists [`with_moves`] lends, one for each level of a search in progress.
-    static SPARE_LISTS: std::cell::RefCell<Vec<MoveList>> = const { std::cell::RefCell::new(Vec::new()) };
+    static SPARE_LISTS: RefCell<Vec<MoveList>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Calls `f` with the legal moves of `pos`, generated into a list this thread reuses:
