@@ -62,18 +62,20 @@ pub fn derive_rules(
         let Some(limit) = h.derived_limit() else {
             continue;
         };
-        let mark = h.derived_mark();
-        if h.rules_derived != RulesDerived::None || h.max_dtw >= mark {
+        if h.rules_derived != RulesDerived::None {
             continue;
         }
+        let mark = h.derived_mark();
         let (blocks, stored) = with_rules!(variant, R => marked_blocks::<R>(&tb, &table, limit))?;
-        let (rules_derived, blocks) = match stored {
-            0 => (RulesDerived::All, Vec::new()),
-            _ => (RulesDerived::Marked, blocks),
+        let (rules_derived, max_dtw, blocks) = match stored {
+            0 => (RulesDerived::All, h.max_dtw, Vec::new()),
+            // A stored code could be the mark: the file stays.
+            _ if h.max_dtw >= mark => continue,
+            _ => (RulesDerived::Marked, mark, blocks),
         };
         let header = Header {
             rules_derived,
-            max_dtw: if stored == 0 { h.max_dtw } else { mark },
+            max_dtw,
             ..h.clone()
         };
         let bytes = assemble(header, &blocks);
