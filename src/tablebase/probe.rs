@@ -640,7 +640,7 @@ impl Tablebase {
         counters: Counters,
     ) -> Option<(RuleResult, Option<u32>)> {
         let left = rules.result_plies_left(pos, counters);
-        let frame = MoverFrame::of(pos);
+        let frame = MoverFrame::read(pos);
         if frame.mover == 0 {
             return Some((RuleResult::NO_MOVE, left));
         }
@@ -796,7 +796,7 @@ fn resolve_by<R: Rules, E>(
 ) -> Result<Outcome, E> {
     // Turned to White to move once, the frame is both what the capture test reads (its
     // directions then constants) and what the tables are indexed by.
-    let frame = MoverFrame::of(pos);
+    let frame = MoverFrame::read(pos);
     if may_capture(&frame.position::<R>()) {
         let mut list = Captures::default();
         captures(pos, &mut list);
