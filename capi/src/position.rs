@@ -202,15 +202,13 @@ fn position_of<R: Rules>(p: &damka_position) -> Result<Position<R>, Failure> {
 
 /// The answer of a bitboard probe: written only on success.
 fn write_outcome(outcome: damka::tablebase::Outcome, wdl: &mut c_int, dtw: Option<&mut c_int>) {
-    *wdl = match outcome.wdl {
-        Wdl::Win => 1,
-        Wdl::Draw => 0,
-        Wdl::Loss => -1,
-    };
+    // Without branches: the results of random probes are random.
+    *wdl = i32::from(outcome.wdl == Wdl::Win) - i32::from(outcome.wdl == Wdl::Loss);
     if let Some(dtw) = dtw {
-        *dtw = match outcome.wdl {
-            Wdl::Draw => -1,
-            _ => outcome.dtw as c_int,
+        *dtw = if outcome.wdl == Wdl::Draw {
+            -1
+        } else {
+            outcome.dtw as c_int
         };
     }
 }

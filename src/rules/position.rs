@@ -218,21 +218,23 @@ impl<R: Rules> Position<R> {
         }
     }
 
-    /// White's pieces, Black's pieces and the kings, each read from memory as a word of
-    /// its own: for the probes, whose callers have often just written the position (built
-    /// it from bitboards). Those writes are a word each, and a wider read of two boards
-    /// (which the compiler makes where it turns them together) cannot be served from them:
-    /// it waits until they reach the cache, and with it every later instruction, a fifth
-    /// of a cached probe's time (benches/README.md, "Store forwarding").
+    /// A copy of the position, its boards read from memory a word at a time: for the
+    /// probes, whose callers have often just written the position (built it from
+    /// bitboards, or played a move into it). Those writes are a word each, and a wider read
+    /// of two boards (which the compiler makes where it works on two at once) cannot be
+    /// served from them: it waits until they reach the cache, and with it every later
+    /// instruction (a fifth of a cached probe's time: benches/README.md, "Store
+    /// forwarding").
     #[inline(always)]
-    pub(crate) fn boards(&self) -> [u64; 3] {
+    pub(crate) fn reread(&self) -> Self {
         // Safety: each pointer is to a field of `self`: valid, aligned and initialized.
-        unsafe {
-            [
-                std::ptr::read_volatile(&self.white.0),
-                std::ptr::read_volatile(&self.black.0),
-                std::ptr::read_volatile(&self.kings.0),
-            ]
+        let word = |board: &Bitboard| Bitboard(unsafe { std::ptr::read_volatile(&board.0) });
+        Position {
+            white: word(&self.white),
+            black: word(&self.black),
+            kings: word(&self.kings),
+            side: self.side,
+            rules: PhantomData,
         }
     }
 

@@ -164,21 +164,7 @@ impl MoverFrame {
             pos.pieces(Color::Black).0,
             pos.kings().0,
         );
-        Self::turned_for::<R>(w, b, k, pos.side_to_move())
-    }
-
-    /// [`MoverFrame::of`] a position a caller may have just written, its boards read a
-    /// word at a time ([`Position::boards`]): for the probes.
-    #[inline(always)]
-    pub fn read<R: Rules>(pos: &Position<R>) -> MoverFrame {
-        let [w, b, k] = pos.boards();
-        Self::turned_for::<R>(w, b, k, pos.side_to_move())
-    }
-
-    /// The frame of White's pieces `w`, Black's `b` and the kings `k` with `side` to move.
-    #[inline(always)]
-    fn turned_for<R: Rules>(w: u64, b: u64, k: u64, side: Color) -> MoverFrame {
-        match side {
+        match pos.side_to_move() {
             Color::White => MoverFrame {
                 mover: w,
                 other: b,

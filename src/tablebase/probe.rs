@@ -640,7 +640,8 @@ impl Tablebase {
         counters: Counters,
     ) -> Option<(RuleResult, Option<u32>)> {
         let left = rules.result_plies_left(pos, counters);
-        let frame = MoverFrame::read(pos);
+        let pos = &pos.reread();
+        let frame = MoverFrame::of(pos);
         if frame.mover == 0 {
             return Some((RuleResult::NO_MOVE, left));
         }
@@ -794,9 +795,10 @@ fn resolve_by<R: Rules, E>(
     stored: &impl Fn(&MoverFrame) -> Result<Option<Outcome>, E>,
     window: Window,
 ) -> Result<Outcome, E> {
+    let pos = &pos.reread();
     // Turned to White to move once, the frame is both what the capture test reads (its
     // directions then constants) and what the tables are indexed by.
-    let frame = MoverFrame::read(pos);
+    let frame = MoverFrame::of(pos);
     if may_capture(&frame.position::<R>()) {
         let mut list = Captures::default();
         captures(pos, &mut list);
@@ -828,6 +830,7 @@ fn best_after<R: Rules, E>(
     stored: &impl Fn(&MoverFrame) -> Result<Option<Outcome>, E>,
     window: Window,
 ) -> Result<Outcome, E> {
+    let pos = &pos.reread();
     let mut best: Option<Outcome> = None;
     for mv in moves {
         let after = match dtw {
