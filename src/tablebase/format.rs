@@ -8,6 +8,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::index::SliceIndex;
+use super::le_words::le_bytes;
 use super::material::Material;
 use crate::rules::{Governing, RuleSet};
 use crate::{Variant, with_rules};
@@ -552,7 +553,7 @@ pub fn pack(values: &[u16], value_bits: u8) -> Vec<u8> {
             out
         }
         8 => values.iter().map(|&v| v as u8).collect(),
-        _ => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+        _ => le_bytes(values).into_owned(),
     }
 }
 

@@ -8,6 +8,7 @@ pub mod derived_rules;
 pub mod format;
 pub mod generate;
 pub mod index;
+mod le_words;
 mod levels;
 pub mod material;
 pub mod one_side;

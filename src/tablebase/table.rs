@@ -13,6 +13,7 @@ use memmap2::Mmap;
 use rayon::prelude::*;
 
 use super::format::{FileKind, HEADER_SIZE, Header, TableError, unpack, wdl_code};
+use super::le_words::fill_from_le;
 use super::material::Material;
 use crate::Variant;
 
@@ -310,15 +311,38 @@ pub(crate) fn decompress_into(
     capacity: usize,
     out: &mut Vec<u8>,
 ) -> std::io::Result<usize> {
+    out.clear();
+    out.reserve(capacity);
+    with_decompressor(|d| d.decompress_to_buffer(bytes, out))
+}
+
+/// The zstd frame `bytes`, the little-endian bytes of exactly `out.len()` values, decoded
+/// straight into `out`.
+pub(crate) fn decompress_values(bytes: &[u8], out: &mut [u16]) -> std::io::Result<()> {
+    let expected = size_of_val(out);
+    let n = fill_from_le(out, |view| {
+        with_decompressor(|d| d.decompress_to_buffer(bytes, view))
+    })?;
+    if n != expected {
+        return Err(std::io::Error::new(
+            ErrorKind::InvalidData,
+            format!("a frame of {n} bytes where {expected} were expected"),
+        ));
+    }
+    Ok(())
+}
+
+/// Runs `f` with this thread's decompression context.
+fn with_decompressor<T>(
+    f: impl FnOnce(&mut zstd::bulk::Decompressor<'static>) -> std::io::Result<T>,
+) -> std::io::Result<T> {
     DECOMPRESSOR.with(|cell| {
         let mut cell = cell.borrow_mut();
         let d = match &mut *cell {
             Some(d) => d,
             None => cell.insert(zstd::bulk::Decompressor::new()?),
         };
-        out.clear();
-        out.reserve(capacity);
-        d.decompress_to_buffer(bytes, out)
+        f(d)
     })
 }
 

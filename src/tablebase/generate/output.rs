@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::super::format::{FileKind, HEADER_SIZE, Header, pack, wdl_code};
+use super::super::le_words::{fill_from_le, le_bytes};
 use super::super::levels::{Level, Placements};
 use super::super::outcome::{Outcome, Wdl};
 use super::GenerateError;
@@ -115,12 +116,15 @@ impl Packed {
         let packed: Vec<Vec<u8>> = frames
             .par_iter()
             .filter(|blocks| !blocks.is_empty())
-            .map(|blocks| {
-                let raw: Vec<u8> = blocks
-                    .iter()
-                    .flat_map(|block| block.iter().flat_map(|v| v.to_le_bytes()))
-                    .collect();
-                compress(&raw, PACK_LEVEL)
+            .map(|blocks| match blocks.as_slice() {
+                [block] => compress(&le_bytes(block), PACK_LEVEL),
+                _ => {
+                    let mut raw = Vec::with_capacity(blocks.iter().map(|b| 2 * b.len()).sum());
+                    for block in blocks {
+                        raw.extend_from_slice(&le_bytes(block));
+                    }
+                    compress(&raw, PACK_LEVEL)
+                }
             })
             .collect();
         for frame in packed {
@@ -177,7 +181,6 @@ impl Packed {
             ],
             id: 0,
             left: 0,
-            bytes: Vec::new(),
         };
         let bits = |longest: u16| if longest <= u8::MAX as u16 { 8 } else { 16 };
         let (dtw_bits, dtc_bits) = (bits(counts.max_dtw), bits(counts.max_dtc));
@@ -273,7 +276,6 @@ struct SliceValues<'a, R: Rules, S: Read> {
     /// The next placement to read, and how many of its positions are left to read.
     id: u64,
     left: usize,
-    bytes: Vec<u8>,
 }
 
 impl<R: Rules, S: Read> SliceValues<'_, R, S> {
@@ -296,13 +298,9 @@ impl<R: Rules, S: Read> SliceValues<'_, R, S> {
                 match level {
                     None => values.extend(std::iter::repeat_n(NO_POSITION, n)),
                     Some(l) => {
-                        self.bytes.resize(2 * n, 0);
-                        readers[l].read_exact(&mut self.bytes)?;
-                        values.extend(
-                            self.bytes
-                                .chunks_exact(2)
-                                .map(|b| u16::from_le_bytes([b[0], b[1]])),
-                        );
+                        let start = values.len();
+                        values.resize(start + n, 0);
+                        fill_from_le(&mut values[start..], |bytes| readers[l].read_exact(bytes))?;
                     }
                 }
             }

@@ -22,10 +22,11 @@
 //! the same whatever the number of threads.
 
 use super::super::index::{KingArrangements, MoverFrame, SliceIndex};
+use super::super::le_words::le_bytes;
 use super::super::levels::{Above, Level, Member, Placements, prefetch};
 use super::super::outcome::{Outcome, Wdl};
 use super::super::probe::Tablebase;
-use super::super::table::decompress_into;
+use super::super::table::{decompress_into, decompress_values};
 use super::GenerateError;
 use super::rules::{RuleScratch, closed_rule, derived_rule, unit_rules};
 use crate::rules::{
@@ -174,10 +175,7 @@ impl PackedBatches {
     fn pack(values: &[u16]) -> Vec<(usize, Vec<u8>)> {
         values
             .chunks(FRAME_VALUES)
-            .map(|frame| {
-                let bytes: Vec<u8> = frame.iter().flat_map(|v| v.to_le_bytes()).collect();
-                (frame.len(), super::compress(&bytes, BATCH_LEVEL))
-            })
+            .map(|frame| (frame.len(), super::compress(&le_bytes(frame), BATCH_LEVEL)))
             .collect()
     }
 
@@ -186,15 +184,15 @@ impl PackedBatches {
         let batches = self
             .batches
             .par_iter()
-            .map_init(Vec::new, |bytes, frames| {
-                let mut values = Vec::with_capacity(frames.iter().map(|f| f.0).sum());
-                for frame in frames {
-                    Self::unpack_into(frame, bytes);
-                    values.extend(
-                        bytes
-                            .chunks_exact(2)
-                            .map(|b| u16::from_le_bytes([b[0], b[1]])),
-                    );
+            .map(|frames| {
+                // Each frame decoded in place: zeroed memory is the system's fresh pages,
+                // and no values pass through a buffer of bytes.
+                let mut values = vec![0u16; frames.iter().map(|f| f.0).sum()];
+                let mut at = 0;
+                for (n, packed) in frames {
+                    decompress_values(packed, &mut values[at..at + n])
+                        .expect("a batch decompresses to what was compressed");
+                    at += n;
                 }
                 values
             })
