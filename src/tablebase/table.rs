@@ -575,6 +575,23 @@ mod tests {
     use super::*;
     use crate::tablebase::format::pack;
 
+    /// A frame of 16-bit values decodes in place to the values, and a frame of another
+    /// length is an error, not values half filled.
+    #[test]
+    fn values_decompress_in_place() {
+        let values: Vec<u16> = (0..5000u32).map(|i| (i * 7919 % 65521) as u16).collect();
+        let frame = zstd::bulk::compress(&pack(&values, 16), 1).unwrap();
+        let mut out = vec![0u16; values.len()];
+        decompress_values(&frame, &mut out).unwrap();
+        assert_eq!(out, values);
+        let mut short = vec![0u16; values.len() + 1];
+        let e = decompress_values(&frame, &mut short).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "a frame of 10000 bytes where 10002 were expected"
+        );
+    }
+
     fn header(value_bits: u8, block_positions: u32, positions: u64) -> Header {
         Header {
             kind: if value_bits == 2 {
