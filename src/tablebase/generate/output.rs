@@ -116,15 +116,12 @@ impl Packed {
         let packed: Vec<Vec<u8>> = frames
             .par_iter()
             .filter(|blocks| !blocks.is_empty())
-            .map(|blocks| match blocks.as_slice() {
-                [block] => compress(&le_bytes(block), PACK_LEVEL),
-                _ => {
-                    let mut raw = Vec::with_capacity(blocks.iter().map(|b| 2 * b.len()).sum());
-                    for block in blocks {
-                        raw.extend_from_slice(&le_bytes(block));
-                    }
-                    compress(&raw, PACK_LEVEL)
+            .map(|blocks| {
+                let mut raw = Vec::with_capacity(blocks.iter().map(|b| 2 * b.len()).sum());
+                for block in blocks {
+                    raw.extend_from_slice(&le_bytes(block));
                 }
+                compress(&raw, PACK_LEVEL)
             })
             .collect();
         for frame in packed {
