@@ -722,7 +722,13 @@ impl Tablebase {
             return Ok(None);
         };
         let wdl = Wdl::of_code(code);
-        let distance = if dtw && wdl != Wdl::Draw {
+        // Without distances, no branch on the value: a probe's value is random, and a
+        // branch on it (waiting for the value's cache miss) would be mispredicted half the
+        // time, throwing away the work done after it (the next probes of a loop).
+        if !dtw {
+            return Ok(Some(Outcome { wdl, dtw: 0 }));
+        }
+        let distance = if wdl != Wdl::Draw {
             match held(value(material, FileKind::Dtw, i)?) {
                 Some(d) => d,
                 None => return Ok(None),
