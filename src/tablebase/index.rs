@@ -295,7 +295,9 @@ impl<R: Rules> SliceIndex<R> {
             let piece = rest & rest.wrapping_neg();
             let below = piece - 1;
             let set = 2 * usize::from(f.kings & piece != 0) + usize::from(f.other & piece != 0);
-            let k = (sets[set] & below).count_ones() + 1;
+            // At most 63 pieces are below this one (`& 63` says so to the compiler,
+            // which then checks no bound).
+            let k = ((sets[set] & below).count_ones() & 63) + 1;
             let n = (domains[set] & below).count_ones();
             i += weights[set] * BINOMIAL[k as usize][n as usize];
             rest &= rest - 1;
