@@ -786,7 +786,10 @@ const MAN_OFF_DOMAIN: &str = "a man stands where men of its side never can";
 #[inline(always)]
 fn slice_index<R: Rules>(frame: &MoverFrame) -> Option<(Material, u64)> {
     let material = frame.material();
-    Some((material, SliceIndex::<R>::new(material).rank(frame)?))
+    Some((
+        material,
+        SliceIndex::<R>::new(material).rank_for_probes(frame)?,
+    ))
 }
 
 /// The outcome of `pos` with its captures played out (each side takes its best), down to
