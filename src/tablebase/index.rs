@@ -263,6 +263,21 @@ impl<R: Rules> SliceIndex<R> {
     /// men of its side never can (a Turkish man on its own back rank).
     #[inline(always)]
     pub fn rank(&self, f: &MoverFrame) -> Option<u64> {
+        let (sets, domains) = self.sets_in_domains(f)?;
+        let i = rank_set(sets[0], domains[0]);
+        let i = i * self.other_men_count + rank_set(sets[1], domains[1]);
+        let i = i * self.mover_king_count + rank_set(sets[2], domains[2]);
+        let i = i * self.other_king_count + rank_set(sets[3], domains[3]);
+        Some(i)
+    }
+
+    /// The four sets of a frame's pieces, from the most significant in the index: the
+    /// mover's men, the other side's men, the mover's kings, the other side's kings; and
+    /// the squares each is ranked among (the men's squares of each side, then what the
+    /// men leave free, then what the mover's kings leave). `None` when a man stands where
+    /// men of its side never can.
+    #[inline(always)]
+    fn sets_in_domains(&self, f: &MoverFrame) -> Option<([u64; 4], [u64; 4])> {
         let mover_men = f.mover & !f.kings;
         let other_men = f.other & !f.kings;
         if mover_men & !self.mover_men_squares != 0 || other_men & !self.other_men_squares != 0 {
@@ -270,11 +285,15 @@ impl<R: Rules> SliceIndex<R> {
         }
         let free = R::Board::VALID & !(mover_men | other_men);
         let mover_kings = f.mover & f.kings;
-        let i = rank_set(mover_men, self.mover_men_squares);
-        let i = i * self.other_men_count + rank_set(other_men, self.other_men_squares);
-        let i = i * self.mover_king_count + rank_set(mover_kings, free);
-        let i = i * self.other_king_count + rank_set(f.other & f.kings, free & !mover_kings);
-        Some(i)
+        Some((
+            [mover_men, other_men, mover_kings, f.other & f.kings],
+            [
+                self.mover_men_squares,
+                self.other_men_squares,
+                free,
+                free & !mover_kings,
+            ],
+        ))
     }
 
     /// [`SliceIndex::rank`] for probes, whose slices change from one call to the next: the
@@ -285,20 +304,7 @@ impl<R: Rules> SliceIndex<R> {
     /// instructions: slower where one slice is ranked again and again (the generator).
     #[inline(always)]
     pub fn rank_for_probes(&self, f: &MoverFrame) -> Option<u64> {
-        let mover_men = f.mover & !f.kings;
-        let other_men = f.other & !f.kings;
-        if mover_men & !self.mover_men_squares != 0 || other_men & !self.other_men_squares != 0 {
-            return None;
-        }
-        let free = R::Board::VALID & !(mover_men | other_men);
-        let mover_kings = f.mover & f.kings;
-        let sets = [mover_men, other_men, mover_kings, f.other & f.kings];
-        let domains = [
-            self.mover_men_squares,
-            self.other_men_squares,
-            free,
-            free & !mover_kings,
-        ];
+        let (sets, domains) = self.sets_in_domains(f)?;
         let kings = self.mover_king_count * self.other_king_count;
         let weights = [
             self.other_men_count * kings,
