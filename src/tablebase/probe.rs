@@ -583,6 +583,7 @@ impl Tablebase {
         captures: &[Move],
         dtw: bool,
     ) -> Result<Outcome, ProbeError> {
+        let pos = &pos.reread();
         let cached = |frame: &MoverFrame| self.stored_cached::<R>(frame, dtw);
         if let Ok(outcome) = best_after(pos, captures, dtw, false, &cached, Window::ALL) {
             return Ok(outcome);
@@ -839,7 +840,6 @@ fn best_after<R: Rules, E>(
     stored: &impl Fn(&MoverFrame) -> Result<Option<Outcome>, E>,
     window: Window,
 ) -> Result<Outcome, E> {
-    let pos = &pos.reread();
     let mut best: Option<Outcome> = None;
     for mv in moves {
         let after = match dtw {

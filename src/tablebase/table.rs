@@ -299,21 +299,9 @@ thread_local! {
 
 /// The zstd frame `bytes` decoded, at most `capacity` bytes.
 pub(crate) fn decompress(bytes: &[u8], capacity: usize) -> std::io::Result<Vec<u8>> {
-    let mut out = Vec::new();
-    decompress_into(bytes, capacity, &mut out)?;
+    let mut out = Vec::with_capacity(capacity);
+    with_decompressor(|d| d.decompress_to_buffer(bytes, &mut out))?;
     Ok(out)
-}
-
-/// The zstd frame `bytes` decoded into `out`, replacing what it held, at most `capacity`
-/// bytes; `out` keeps its allocation from call to call.
-pub(crate) fn decompress_into(
-    bytes: &[u8],
-    capacity: usize,
-    out: &mut Vec<u8>,
-) -> std::io::Result<usize> {
-    out.clear();
-    out.reserve(capacity);
-    with_decompressor(|d| d.decompress_to_buffer(bytes, out))
 }
 
 /// The zstd frame `bytes`, the little-endian bytes of exactly `out.len()` values, decoded

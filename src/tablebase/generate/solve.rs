@@ -26,7 +26,7 @@ use super::super::le_words::le_bytes;
 use super::super::levels::{Above, Level, Member, Placements, prefetch};
 use super::super::outcome::{Outcome, Wdl};
 use super::super::probe::Tablebase;
-use super::super::table::{decompress_into, decompress_values};
+use super::super::table::decompress_values;
 use super::GenerateError;
 use super::rules::{RuleScratch, closed_rule, derived_rule, unit_rules};
 use crate::rules::{
@@ -199,11 +199,6 @@ impl PackedBatches {
             .collect();
         placements.level(self.blocks.clone(), batches)
     }
-
-    /// The bytes of one frame (two a value, little-endian) into `bytes`, replacing them.
-    fn unpack_into((n, packed): &(usize, Vec<u8>), bytes: &mut Vec<u8>) {
-        decompress_into(packed, 2 * n, bytes).expect("a batch decompresses to what was compressed");
-    }
 }
 
 /// The rule results of a level kept for the level below, which reads them where it cannot
@@ -231,8 +226,8 @@ impl KeptRules {
 pub(super) struct RulesAbove<'a> {
     places: Above<'a, 1>,
     rules: Option<&'a KeptRules>,
-    /// Frames lately unpacked: (batch, frame in the batch) and its bytes.
-    unpacked: Vec<((usize, usize), Vec<u8>)>,
+    /// Frames lately unpacked: (batch, frame in the batch) and its values.
+    unpacked: Vec<((usize, usize), Vec<u16>)>,
     /// How many are kept.
     frames: usize,
     next: usize,
@@ -295,20 +290,21 @@ impl<'a> RulesAbove<'a> {
         let found = match self.unpacked.iter().position(|(k, _)| *k == key) {
             Some(i) => i,
             None => {
-                let frame = packed.batches.get(key.0)?.get(key.1)?;
+                let (n, frame) = packed.batches.get(key.0)?.get(key.1)?;
                 let i = self.next;
                 if i == self.unpacked.len() {
                     self.unpacked.push((key, Vec::new()));
                 }
-                self.unpacked[i].0 = key;
-                PackedBatches::unpack_into(frame, &mut self.unpacked[i].1);
+                let (held, values) = &mut self.unpacked[i];
+                *held = key;
+                values.resize(*n, 0);
+                decompress_values(frame, values)
+                    .expect("a batch decompresses to what was compressed");
                 self.next = (i + 1) % self.frames;
                 i
             }
         };
-        let b = 2 * (at % FRAME_VALUES);
-        let bytes = self.unpacked[found].1.get(b..b + 2)?;
-        Some(u16::from_le_bytes([bytes[0], bytes[1]]))
+        self.unpacked[found].1.get(at % FRAME_VALUES).copied()
     }
 }
 
