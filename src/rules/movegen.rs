@@ -370,12 +370,13 @@ impl<R: Rules, S: MoveSink> CaptureSearch<'_, R, S> {
             if R::IMMEDIATE_REMOVAL && t.last_dir < 4 && d == OPPOSITE[t.last_dir] {
                 continue;
             }
-            let mut s = R::Board::step(sq, d);
-            if R::FLYING_KINGS {
-                while s & t.empty != 0 {
-                    s = R::Board::step(s, d);
-                }
-            }
+            // A flying king slides to the first square that is not free (from the ray
+            // tables: no loop whose length no predictor can learn).
+            let s = if R::FLYING_KINGS {
+                R::Board::first_on_ray(sq, d, R::Board::VALID & !t.empty)
+            } else {
+                R::Board::step(sq, d)
+            };
             let mid = s & t.prey;
             if mid == 0 {
                 continue;
