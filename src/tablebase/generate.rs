@@ -9,6 +9,7 @@
 //! solved, and the files are written from there in index order ([`output`]). So a job holds
 //! two levels at a time, two bytes a position, not its slices.
 
+mod capture_memo;
 mod output;
 mod rules;
 mod solve;
@@ -346,6 +347,7 @@ fn build_into<R: Rules>(
         index,
         placements: Placements::<R>::new(&job.slices),
         tb,
+        memo: capture_memo::next_job(),
     };
     let total: u64 = work.index.iter().map(|i| i.size()).sum();
     let levels = work.placements.levels();

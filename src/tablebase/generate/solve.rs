@@ -71,6 +71,8 @@ pub(super) struct Job<'a, R: Rules> {
     pub placements: Placements<R>,
     /// The tables the job's captures and crownings lead to.
     pub tb: &'a Tablebase,
+    /// The job's number for [`super::capture_memo::resolve`].
+    pub memo: u64,
 }
 
 impl<R: Rules> Job<'_, R> {
@@ -1213,9 +1215,10 @@ fn classify<R: Rules>(
     let king_moves = generate_counting_king_quiets(pos, list) as u16;
     let moves = list.as_slice();
     if let Some((first, rest)) = moves.split_first().filter(|(m, _)| m.is_capture()) {
-        let mut best = job.tb.resolve(&pos.play(first), true)?.before_move();
+        let resolve = |mv| super::capture_memo::resolve(job.memo, job.tb, &pos.play(mv));
+        let mut best = resolve(first)?.before_move();
         for mv in rest {
-            best = best.max(job.tb.resolve(&pos.play(mv), true)?.before_move());
+            best = best.max(resolve(mv)?.before_move());
         }
         return Ok(Class::Final {
             outcome: best,

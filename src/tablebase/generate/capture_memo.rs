@@ -1,0 +1,173 @@
+//! The outcomes of the positions a job's captures lead to, remembered on each thread: one
+//! position after a capture is reached from many positions of a slice (the piece taken
+//! anywhere between the capturing piece's start and its landing square), and finding its
+//! outcome costs a search of its own captures and lookups in the smaller tables.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::rules::{Color, Position, Rules};
+use crate::tablebase::outcome::Outcome;
+use crate::tablebase::probe::{ProbeError, Tablebase};
+
+/// Pairs of entries a thread keeps: 512 KiB, within the core's second-level cache (a
+/// larger memo answered more often but took longer for each answer).
+const BUCKETS: usize = 1 << 13;
+
+/// The next job's number (see [`resolve`]).
+static NEXT_JOB: AtomicU64 = AtomicU64::new(1);
+
+/// A number for a new job, so that a thread's memo never answers for another job (whose
+/// tables or variant may differ).
+pub(super) fn next_job() -> u64 {
+    NEXT_JOB.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A position and its outcome.
+#[derive(Copy, Clone, PartialEq, Eq)]
+struct Entry {
+    white: u64,
+    black: u64,
+    kings: u64,
+    /// The side to move (bit 0) and the outcome's code above it; 0 in an empty entry (a
+    /// code is never 0).
+    side_code: u32,
+}
+
+const EMPTY: Entry = Entry {
+    white: 0,
+    black: 0,
+    kings: 0,
+    side_code: 0,
+};
+
+/// Two entries in one cache line, the one used last first.
+#[derive(Copy, Clone)]
+#[repr(align(64))]
+struct Bucket([Entry; 2]);
+
+/// One thread's memo: the job it answers for and its buckets.
+struct Memo {
+    job: u64,
+    buckets: Vec<Bucket>,
+}
+
+thread_local! {
+    static MEMO: RefCell<Memo> = const {
+        RefCell::new(Memo {
+            job: 0,
+            buckets: Vec::new(),
+        })
+    };
+}
+
+/// `tb.resolve(pos, true)` (the outcome with its distance) in job number `job`, remembered
+/// on this thread until it works for another job.
+pub(super) fn resolve<R: Rules>(
+    job: u64,
+    tb: &Tablebase,
+    pos: &Position<R>,
+) -> Result<Outcome, ProbeError> {
+    let side = pos.side_to_move().index() as u32;
+    let mut key = Entry {
+        white: pos.pieces(Color::White).0,
+        black: pos.pieces(Color::Black).0,
+        kings: pos.kings().0,
+        side_code: side,
+    };
+    let hash = (key.white.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ key.black.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+        ^ key.kings.wrapping_mul(0x1656_67B1_9E37_79F9)
+        ^ u64::from(side))
+    .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let at = (hash >> (64 - BUCKETS.trailing_zeros())) as usize;
+    MEMO.with_borrow_mut(|memo| {
+        if memo.job != job {
+            memo.job = job;
+            if memo.buckets.is_empty() {
+                memo.buckets = vec![Bucket([EMPTY; 2]); BUCKETS];
+            } else {
+                memo.buckets.fill(Bucket([EMPTY; 2]));
+            }
+        }
+        let bucket = &mut memo.buckets[at].0;
+        let same = |e: &Entry| {
+            (e.white, e.black, e.kings, e.side_code & 1) == (key.white, key.black, key.kings, side)
+                && e.side_code != 0
+        };
+        let code = if same(&bucket[0]) {
+            bucket[0].side_code >> 1
+        } else if same(&bucket[1]) {
+            bucket.swap(0, 1);
+            bucket[0].side_code >> 1
+        } else {
+            let outcome = tb.resolve(pos, true)?;
+            key.side_code = u32::from(outcome.code()) << 1 | side;
+            bucket[1] = bucket[0];
+            bucket[0] = key;
+            return Ok(outcome);
+        };
+        Ok(Outcome::from_code(code as u16).expect("a stored code is never 0"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{International, MoveList, RuleSet, generate};
+    use crate::tablebase::{Material, Silent, SliceIndex, build_job, plan};
+    use std::fs;
+
+    /// After every capture of International's 3-piece slices (flying kings: one position
+    /// after a capture is reached from many), the memo answers what the tables do, whether
+    /// it remembers the answer or not, and within a new job as within the first.
+    #[test]
+    fn remembered_outcomes_are_the_tables() {
+        let dir = std::env::temp_dir().join(format!("damka-capture-memo-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).expect("a scratch directory");
+        let tb = Tablebase::open(&dir).expect("a tables directory");
+        let rules = RuleSet::default_for(International::VARIANT);
+        for job in plan(2, International::MEN) {
+            build_job::<International>(&job, &tb, rules, &Silent).expect("built");
+        }
+        let (mut captures, mut distinct) = (0, std::collections::HashSet::new());
+        let mut list = MoveList::new();
+        for job in [next_job(), next_job()] {
+            for m in [
+                Material::new(0, 1, 0, 2),
+                Material::new(0, 2, 0, 1),
+                Material::new(1, 1, 0, 1),
+            ] {
+                let index = SliceIndex::<International>::new(m);
+                for i in 0..index.size() {
+                    let Some(frame) = index.unrank(i) else {
+                        continue;
+                    };
+                    let pos = frame.position::<International>();
+                    generate(&pos, &mut list);
+                    for mv in list.as_slice().iter().filter(|mv| mv.is_capture()) {
+                        let after = pos.play(mv);
+                        let expected = tb.resolve(&after, true).expect("in the tables");
+                        assert_eq!(resolve(job, &tb, &after).expect("in the tables"), expected);
+                        captures += 1;
+                        distinct.insert(after);
+                    }
+                }
+            }
+        }
+        fs::remove_dir_all(&dir).expect("removed");
+        // Each position after a capture came again and again (the memo's answers were
+        // tested, not only its misses).
+        assert!(
+            captures > 4 * distinct.len(),
+            "{captures} captures, {} positions after them",
+            distinct.len()
+        );
+        assert!(
+            distinct.len() > 1000,
+            "{} positions after captures",
+            distinct.len()
+        );
+    }
+}
