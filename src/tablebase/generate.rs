@@ -50,7 +50,8 @@ pub const LEVEL_BYTES_PER_BLOCK: u64 = 16;
 pub const PACKED_POSITIONS_PER_BYTE: u64 = 4;
 
 /// Bytes a build holds besides its levels and the cache: code, threads, input maps, the
-/// buffers that write the files, the units' scratch. Calibrated by the peak RSS of a whole
+/// buffers that write the files, the units' scratch, each thread's memo of the outcomes
+/// after captures (512 KiB, `capture_memo`). Calibrated by the peak RSS of a whole
 /// build, whose cache is full by its last jobs (benches/README.md): English up to 6 pieces
 /// with distances to conversion and rule results peaked at 1.369 GiB, above the 1.23 GiB
 /// its largest job was planned at with a base of 128 MiB.
