@@ -118,22 +118,35 @@ mod tests {
     use crate::tablebase::{Material, Silent, SliceIndex, build_job, plan};
     use std::fs;
 
-    /// After every capture of International's 3-piece slices (flying kings: one position
-    /// after a capture is reached from many), the memo answers what the tables do, whether
-    /// it remembers the answer or not, and within a new job as within the first.
-    #[test]
-    fn remembered_outcomes_are_the_tables() {
-        let dir = std::env::temp_dir().join(format!("damka-capture-memo-{}", std::process::id()));
+    /// A scratch directory for this test's tables.
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("damka-{name}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).expect("a scratch directory");
+        dir
+    }
+
+    /// After every capture of International's 3-piece slices (flying kings: one position
+    /// after a capture is reached from many), the memo answers what the tables do, when it
+    /// finds the answer (asked again at once) as when it does not, within a new job as
+    /// within the first; and a job of other tables (here none) gets no answer of the
+    /// first's.
+    #[test]
+    fn remembered_outcomes_are_the_tables() {
+        let dir = scratch("capture-memo");
         let tb = Tablebase::open(&dir).expect("a tables directory");
         let rules = RuleSet::default_for(International::VARIANT);
         for job in plan(2, International::MEN) {
             build_job::<International>(&job, &tb, rules, &Silent).expect("built");
         }
+        let empty_dir = scratch("capture-memo-empty");
+        let no_tables = Tablebase::open(&empty_dir).expect("a tables directory");
         let (mut captures, mut distinct) = (0, std::collections::HashSet::new());
+        // The last position remembered that needs a table (both sides have pieces).
+        let mut last = None;
         let mut list = MoveList::new();
-        for job in [next_job(), next_job()] {
+        let jobs = [next_job(), next_job()];
+        for job in jobs {
             for m in [
                 Material::new(0, 1, 0, 2),
                 Material::new(0, 2, 0, 1),
@@ -149,16 +162,27 @@ mod tests {
                     for mv in list.as_slice().iter().filter(|mv| mv.is_capture()) {
                         let after = pos.play(mv);
                         let expected = tb.resolve(&after, true).expect("in the tables");
-                        assert_eq!(resolve(job, &tb, &after).expect("in the tables"), expected);
+                        for _ in 0..2 {
+                            assert_eq!(resolve(job, &tb, &after).expect("in the tables"), expected);
+                        }
                         captures += 1;
                         distinct.insert(after);
+                        if after.pieces(Color::White).0 != 0 && after.pieces(Color::Black).0 != 0 {
+                            last = Some((after, expected));
+                        }
                     }
                 }
             }
         }
+        // The last position remembered needing a table: its job answers from memory even
+        // when asked with no tables; another job gets those tables' error.
+        let (last, expected) = last.expect("a capture that leaves both sides pieces");
+        assert!(no_tables.resolve(&last, true).is_err());
+        assert_eq!(resolve(jobs[1], &no_tables, &last).ok(), Some(expected));
+        assert!(resolve(next_job(), &no_tables, &last).is_err());
         fs::remove_dir_all(&dir).expect("removed");
-        // Each position after a capture came again and again (the memo's answers were
-        // tested, not only its misses).
+        fs::remove_dir_all(&empty_dir).expect("removed");
+        // Positions after captures came again and again, as in a slice's build.
         assert!(
             captures > 4 * distinct.len(),
             "{captures} captures, {} positions after them",
