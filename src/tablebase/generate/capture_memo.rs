@@ -24,7 +24,7 @@ pub(super) fn next_job() -> u64 {
 }
 
 /// A position and its outcome.
-#[derive(Copy, Clone, PartialEq, Eq)]
+#[derive(Copy, Clone)]
 struct Entry {
     white: u64,
     black: u64,
