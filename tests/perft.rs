@@ -2,28 +2,49 @@
 //!
 //! A file has `fen FEN` (or `fen start`) lines, each followed by
 //! `depth D nodes N [kept K] [slow]` lines. `nodes` counts a capture that takes the same pieces
-//! and ends on the same square once; `kept` counts every capture path. `slow` lines run only
-//! in the ignored test (`cargo test --release -- --ignored perft`).
+//! and ends on the same square once; `kept` counts every capture path, as the references count
+//! paths (see [`paths_counted`]). `slow` lines run only in the ignored test (`cargo test
+//! --release -- --ignored perft`).
 
 use std::fs;
 use std::path::Path;
 
+use damka::notation::movetext::turning_points;
 use damka::notation::parse_fen;
-use damka::rules::{Position, Rules, legal_moves, perft};
+use damka::rules::{LegalMove, Position, Rules, legal_moves, perft};
 use damka::{Variant, with_rules};
 
-/// Perft counting every capture path separately (duplicates kept).
+/// The capture paths of `m` as the references count them. dctl (every variant but Turkish)
+/// counts one path where a flying king goes straight on from one capture to the next,
+/// whichever square between the two pieces it is said to land on: paths that take the
+/// same pieces in the same order and turn on the same squares are one. kish (Turkish)
+/// counts a path for each of those squares.
+fn paths_counted<R: Rules>(m: &LegalMove) -> u64 {
+    if R::VARIANT == Variant::Turkish {
+        return m.paths.len() as u64;
+    }
+    let mut distinct: Vec<_> = m
+        .paths
+        .iter()
+        .map(|p| (turning_points(R::VARIANT, p), &p.captured))
+        .collect();
+    distinct.sort();
+    distinct.dedup();
+    distinct.len() as u64
+}
+
+/// Perft counting capture paths separately (duplicates kept), by [`paths_counted`].
 fn perft_kept<R: Rules>(pos: &Position<R>, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
     }
     let moves = legal_moves(pos);
     if depth == 1 {
-        return moves.iter().map(|m| m.paths.len() as u64).sum();
+        return moves.iter().map(paths_counted::<R>).sum();
     }
     moves
         .iter()
-        .map(|m| m.paths.len() as u64 * perft_kept(&pos.play(&m.mv), depth - 1))
+        .map(|m| paths_counted::<R>(m) * perft_kept(&pos.play(&m.mv), depth - 1))
         .sum()
 }
 

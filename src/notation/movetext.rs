@@ -76,8 +76,10 @@ pub fn captured_text(variant: Variant, mv: &LegalMove) -> String {
     names.join(",")
 }
 
-/// The landing squares where the path changes direction (plus start and end).
-fn turning_points(variant: Variant, path: &MovePath) -> Vec<Square> {
+/// The landing squares where the path changes direction (plus start and end): the squares a
+/// reader needs to follow a capture, whichever square a flying king passed over between
+/// two captures on one line.
+pub fn turning_points(variant: Variant, path: &MovePath) -> Vec<Square> {
     let sq = &path.squares;
     let direction = |a: Square, b: Square| {
         let (fa, ra) = file_rank(variant, a);
