@@ -1314,6 +1314,7 @@ pub(super) fn predecessors_in_unit<R: Rules>(
 /// `ply + 1` if that one is `lost`, else one count fewer, and lost when none is left unless an
 /// exit draws or wins.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 fn walk_back_to<R: Rules>(
     job: &Job<'_, R>,
     unit: &Unit<'_>,
@@ -1340,13 +1341,34 @@ fn walk_back_to<R: Rules>(
         *cell = v - 1;
         return Ok(());
     }
+    if v & EXIT_LOSS == 0 {
+        *cell = code_of(Outcome::loss(ply + 1))?;
+        pending.add(at, ply + 1);
+        return Ok(());
+    }
+    lost_with_exit(job, unit, state, at, ply, above, list, pending)
+}
+
+/// [`walk_back_to`]'s last move of `at` taken back where an exit loses too: lost at the
+/// longer of `ply + 1` and that exit's distance.
+#[allow(clippy::too_many_arguments)]
+#[cold]
+#[inline(never)]
+fn lost_with_exit<R: Rules>(
+    job: &Job<'_, R>,
+    unit: &Unit<'_>,
+    state: &mut [u16],
+    at: usize,
+    ply: u16,
+    above: &mut Above<'_, 1>,
+    list: &mut MoveList,
+    pending: &mut Pending<'_>,
+) -> Result<(), GenerateError> {
     let mut dtw = ply + 1;
-    if v & EXIT_LOSS != 0 {
-        let m = unit.members[at / job.kings() as usize];
-        let pos = unit.frame(job, at).position::<R>();
-        if let Class::Open { exit: Some(e), .. } = classify(job, m.slice, &pos, above, list)? {
-            dtw = dtw.max(e.dtw);
-        }
+    let m = unit.members[at / job.kings() as usize];
+    let pos = unit.frame(job, at).position::<R>();
+    if let Class::Open { exit: Some(e), .. } = classify(job, m.slice, &pos, above, list)? {
+        dtw = dtw.max(e.dtw);
     }
     state[at - pending.offset] = code_of(Outcome::loss(dtw))?;
     pending.add(at, dtw);
