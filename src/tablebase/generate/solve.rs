@@ -1341,38 +1341,32 @@ fn walk_back_to<R: Rules>(
         *cell = v - 1;
         return Ok(());
     }
-    if v & EXIT_LOSS == 0 {
-        *cell = code_of(Outcome::loss(ply + 1))?;
-        pending.add(at, ply + 1);
-        return Ok(());
-    }
-    lost_with_exit(job, unit, state, at, ply, above, list, pending)
-}
-
-/// [`walk_back_to`]'s last move of `at` taken back where an exit loses too: lost at the
-/// longer of `ply + 1` and that exit's distance.
-#[allow(clippy::too_many_arguments)]
-#[cold]
-#[inline(never)]
-fn lost_with_exit<R: Rules>(
-    job: &Job<'_, R>,
-    unit: &Unit<'_>,
-    state: &mut [u16],
-    at: usize,
-    ply: u16,
-    above: &mut Above<'_, 1>,
-    list: &mut MoveList,
-    pending: &mut Pending<'_>,
-) -> Result<(), GenerateError> {
-    let mut dtw = ply + 1;
-    let m = unit.members[at / job.kings() as usize];
-    let pos = unit.frame(job, at).position::<R>();
-    if let Class::Open { exit: Some(e), .. } = classify(job, m.slice, &pos, above, list)? {
-        dtw = dtw.max(e.dtw);
-    }
-    state[at - pending.offset] = code_of(Outcome::loss(dtw))?;
+    let dtw = match v & EXIT_LOSS {
+        0 => ply + 1,
+        _ => (ply + 1).max(exit_dtw(job, unit, at, above, list)?),
+    };
+    *cell = code_of(Outcome::loss(dtw))?;
     pending.add(at, dtw);
     Ok(())
+}
+
+/// The distance of the losing exit of position `at` of the unit (0 if it has none): rare,
+/// so out of [`walk_back_to`]'s way.
+#[cold]
+#[inline(never)]
+fn exit_dtw<R: Rules>(
+    job: &Job<'_, R>,
+    unit: &Unit<'_>,
+    at: usize,
+    above: &mut Above<'_, 1>,
+    list: &mut MoveList,
+) -> Result<u16, GenerateError> {
+    let m = unit.members[at / job.kings() as usize];
+    let pos = unit.frame(job, at).position::<R>();
+    Ok(match classify(job, m.slice, &pos, above, list)? {
+        Class::Open { exit: Some(e), .. } => e.dtw,
+        _ => 0,
+    })
 }
 
 /// Calls `f` with every position (seen from its side to move) from which a quiet move that
