@@ -534,3 +534,52 @@ fn a_result_other_than_its_derivation_stays_stored() {
         "the changed result is found"
     );
 }
+
+/// A build writes the rules file of a slice of at least `DERIVED_FROM_PIECES` pieces whose
+/// every result follows from its values and distances to conversion as a header that says
+/// so (as `damka compact` would re-encode it), and keeps the results of smaller slices
+/// stored; the derived results pass `verify` against the positions' moves.
+#[test]
+fn a_build_writes_derived_rules_files_from_five_pieces() {
+    use damka::tablebase::derived_rules::DERIVED_FROM_PIECES;
+    assert_eq!(DERIVED_FROM_PIECES, 5);
+    let dir = scratch("derived-five");
+    build::<English>(&dir, 4);
+    let tb = Tablebase::open(&dir).expect("tables");
+    let rules = RuleSet::default_for(Variant::English);
+    let header = |m: Material| {
+        let path = Tablebase::path_in(&dir, Variant::English, m, FileKind::Rules);
+        let bytes = std::fs::read(&path).expect("a rules file");
+        (
+            Header::from_bytes(&path, &bytes).expect("header"),
+            bytes.len(),
+        )
+    };
+    for four in ["0301", "1201", "2002"] {
+        let (h, _) = header(four.parse().expect("key"));
+        assert_eq!(h.rules_derived, RulesDerived::None, "{four}");
+        assert!(h.blocks > 0, "{four}");
+    }
+    let mut checked = 0;
+    for key in ["0401", "1004"] {
+        let job = plan(5, English::MEN)
+            .into_iter()
+            .find(|j| j.key().to_string().starts_with(key))
+            .expect("a 5-piece job");
+        build_job::<English>(&job, &tb, rules, &damka::tablebase::Silent).expect("builds");
+        let tb = Tablebase::open(&dir).expect("tables");
+        for &m in &job.slices {
+            let (h, len) = header(m);
+            assert_eq!(h.rules_derived, RulesDerived::All, "{m}");
+            assert_eq!((h.blocks, len), (0, HEADER_SIZE + 8), "{m}: a header alone");
+            assert!(h.wins + h.losses > 0, "{m}: the counts are kept");
+            assert_eq!(
+                verify_slice::<English>(&tb, m).expect("verify"),
+                SliceCheck::Ok,
+                "{m}"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 4);
+}

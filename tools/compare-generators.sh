@@ -1,23 +1,27 @@
 #!/usr/bin/env bash
 # Builds the same tables with two damka binaries, side by side, and compares them file by
 # file: the build time of each (wall and CPU seconds, peak RSS) and whether every table file
-# (win/draw/loss, distance, distance to conversion, rule results) is byte-identical. Used
-# to check a generator change against the generator before it.
+# (win/draw/loss, distance, distance to conversion, rule results) is byte-identical; where
+# some are not, whether they hold the same values (tools/compare-tables: the same decoded
+# blocks, or the same rule results where one rules file derives them). Used to check a
+# generator change against the generator before it.
 #
 #   tools/compare-generators.sh OLD_DAMKA NEW_DAMKA OUT_DIR THREADS VARIANT:PIECES...
 #
 # Example: tools/compare-generators.sh /tmp/old/damka target/release/damka /tmp/cmp 1 \
 #              english:5 international:4
-# Prints one line per build and a last line `identical N files` or the files that differ;
-# exits 1 when a file differs or is missing on one side.
+# Prints one line per build and a last line `identical N files`, or the files that differ
+# in bytes and then `equal values in N files` or those whose values differ; exits 1 when
+# values differ or a file is missing on one side.
 set -euo pipefail
 if [ $# -lt 5 ]; then
-    sed -n 2,11p "$0" >&2
+    sed -n 2,15p "$0" >&2
     exit 2
 fi
 old=$1 new=$2 out=$3 threads=$4
 shift 4
 mkdir -p "$out"
+out=$(realpath "$out")
 for spec in "$@"; do
     variant=${spec%%:*} pieces=${spec##*:}
     for side in old new; do
@@ -48,5 +52,9 @@ if [ "$extra" -ne "$count" ]; then
     echo "file counts differ: old $count, new $extra"
     status=1
 fi
-[ "$status" -eq 0 ] && echo "identical $count files"
-exit "$status"
+if [ "$status" -eq 0 ]; then
+    echo "identical $count files"
+    exit 0
+fi
+cd "$(dirname "$0")/.."
+cargo run --quiet --release -p damka-compare-tables -- "$out/old" "$out/new"

@@ -11,6 +11,7 @@
 use std::path::PathBuf;
 
 use damka::Variant;
+use damka::tablebase::derived_rules::DERIVED_FROM_PIECES;
 use damka::tablebase::{derive_rules, leave_unread, one_side};
 
 use super::tables::{slices, tables_dir, variants};
@@ -27,7 +28,7 @@ pub struct Args {
     variant: Option<Variant>,
     /// Only slices of at least this many pieces (smaller ones are probed most and take
     /// little room: their probes stay one lookup).
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(2..))]
+    #[arg(long, default_value_t = DERIVED_FROM_PIECES, value_parser = clap::value_parser!(u32).range(2..))]
     min_pieces: u32,
     /// In English and Italian, also leave unread the kept distances of positions whose
     /// side to move's rows add up to an even number (found by a search of two plies):

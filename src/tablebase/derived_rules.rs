@@ -35,6 +35,11 @@ pub struct DerivedRules {
     pub bytes_after: u64,
 }
 
+/// The fewest pieces of a slice whose rules file derives its results where it may: smaller
+/// slices are probed most and take little room, so their probes stay one lookup (the
+/// generator writes such files so, and `damka compact` re-encodes them by default).
+pub const DERIVED_FROM_PIECES: u32 = 5;
+
 /// zstd level of the re-encoded rules blocks (as the win/draw/loss and distance blocks
 /// `damka compact` re-encodes).
 const LEVEL: i32 = 19;

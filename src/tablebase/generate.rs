@@ -116,9 +116,10 @@ pub fn estimate<R: Rules>(job: &SliceJob) -> Estimate {
     // inputs are kings only too, and every such job of English up to 7 pieces derives; one
     // that walks needs 18 bytes a position more). The units being solved (a placement and
     // its twin each; kings only: the whole slice pair) hold their distances to conversion
-    // and rule results uncompressed, 4 bytes a position, and the rule walk's scratch (moves
-    // left, exits' distances, the positions resolved at each ply: 18 bytes more); counted
-    // here in values of 2 bytes.
+    // and rule results uncompressed, 4 bytes a position (a level that derives its rule
+    // results holds none: counted all the same), and the rule walk's scratch (moves left,
+    // exits' distances, the positions resolved at each ply: 18 bytes more); counted here in
+    // values of 2 bytes.
     let rule_set = RuleSet::default_for(R::VARIANT);
     let [a, b] = job.key().sides();
     let reads_rules = rule_set_byte(rule_set).is_some()
@@ -354,7 +355,7 @@ fn build_into<R: Rules>(
     let levels = work.placements.levels();
     progress.start(2 * total);
     let packed_path = dir.join(format!("{}.levels.tmp", job.key()));
-    let mut packed = output::Packed::create(packed_path, levels)?;
+    let mut packed = output::Packed::create(packed_path, levels, governing.plies())?;
     let mut counts = [solve::Counts::default(); 2];
     // While no level of the job holds a result drawn by the counts either.
     let inputs_derive = derivable(tb, R::VARIANT, job, governing).is_some();
@@ -365,12 +366,13 @@ fn build_into<R: Rules>(
     let slices = job.slices.len();
     for (done, level) in (0..levels).rev().enumerate() {
         progress.parts(done as u64, levels as u64);
+        let derived = inputs_derive && !above_drawn;
         let solved = solve::solve_level(
             &work,
             level,
             above.as_ref().map(|a| &a.1),
             above.as_ref().and_then(|a| a.2.as_ref()),
-            inputs_derive && !above_drawn,
+            derived,
         )?;
         above_drawn = solved.counts.iter().any(|c| c.rule_drawn > 0);
         let c = solved.counts;
@@ -387,15 +389,23 @@ fn build_into<R: Rules>(
             &solved.dtc.level(&work.placements),
             slices,
         )?;
-        // This level's rule results are packed now; kept, compressed, for the level below
+        // This level's rule results are packed now, unless it derived them (they are
+        // derived again as its files are written); kept, compressed, for the level below
         // only when that one cannot derive its own.
-        let rules = solved.rules.level(&work.placements);
-        packed.add(level, Stream::Rules, &rules, slices)?;
-        let kept = (work.rules.is_some() && (above_drawn || !inputs_derive)).then(|| {
-            match solve::KeptRules::packed(work.kings()) {
-                true => solve::KeptRules::Packed(solved.rules),
-                false => solve::KeptRules::Plain(rules),
-            }
+        let mut stored = None;
+        if let Some(rules) = solved.rules {
+            let unpacked = rules.level(&work.placements);
+            packed.add(level, Stream::Rules, &unpacked, slices)?;
+            stored = Some((rules, unpacked));
+        }
+        let derive =
+            || solve::PackedBatches::derived(&solved.values, &solved.dtc, governing.plies());
+        let keeps = work.rules.is_some() && (above_drawn || !inputs_derive);
+        let kept = keeps.then(|| match (stored, solve::KeptRules::packed(work.kings())) {
+            (Some((rules, _)), true) => solve::KeptRules::Packed(rules),
+            (Some((_, unpacked)), false) => solve::KeptRules::Plain(unpacked),
+            (None, true) => solve::KeptRules::Packed(derive()),
+            (None, false) => solve::KeptRules::Plain(derive().level(&work.placements)),
         });
         above = Some((level, solved.values, kept));
     }

@@ -9,12 +9,14 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::super::format::{FileKind, HEADER_SIZE, Header, pack, wdl_code};
+use super::super::derived_rules::DERIVED_FROM_PIECES;
+use super::super::format::{FileKind, HEADER_SIZE, Header, RulesDerived, pack, wdl_code};
 use super::super::le_words::{fill_from_le, le_bytes};
 use super::super::levels::{Level, Placements};
 use super::super::outcome::{Outcome, Wdl};
 use super::GenerateError;
-use super::solve::{CAPTURE, CODE, Counts, NO_POSITION};
+use super::rules::derived_code;
+use super::solve::{CAPTURE, CODE, Counts, NO_POSITION, solved_outcome};
 use crate::Variant;
 use crate::rules::Rules;
 
@@ -57,11 +59,21 @@ pub(super) struct Packed {
     end: u64,
     /// Per level, per stream, per slice: the stream's range in the file.
     streams: Vec<[[(u64, u64); 2]; 3]>,
+    /// Per level, whether its rule results were packed; a level whose were not derived
+    /// them ([`derived_code`]), under a quiet count of `limit` plies, and derives them again
+    /// as it is read.
+    rules_packed: Vec<bool>,
+    limit: Option<u32>,
 }
 
 impl Packed {
-    /// A new, empty temporary file at `path`.
-    pub fn create(path: PathBuf, levels: usize) -> Result<Packed, GenerateError> {
+    /// A new, empty temporary file at `path` for `levels` levels, under a quiet count of
+    /// `limit` plies (if one governs the job).
+    pub fn create(
+        path: PathBuf,
+        levels: usize,
+        limit: Option<u32>,
+    ) -> Result<Packed, GenerateError> {
         let file = File::options()
             .read(true)
             .write(true)
@@ -74,6 +86,8 @@ impl Packed {
             file,
             end: 0,
             streams: vec![[[(0, 0); 2]; 3]; levels],
+            rules_packed: vec![false; levels],
+            limit,
         })
     }
 
@@ -107,6 +121,7 @@ impl Packed {
             self.write_frames(&mut frames)?;
             self.streams[n][stream as usize][slice] = (start, self.end);
         }
+        self.rules_packed[n] |= stream == Stream::Rules;
         Ok(())
     }
 
@@ -136,8 +151,10 @@ impl Packed {
 
     /// Reads back the values of slice `slice` in index order, and writes its files (`wdl`,
     /// `dtw` and `dtc` paths, and `rules` with its rule set's header byte when the job built
-    /// rule results), with `counts` of its stored values. Returns their lengths (0 for no
-    /// rules file).
+    /// rule results), with `counts` of its stored values. A rules file whose every result
+    /// was derived, of a slice of at least [`DERIVED_FROM_PIECES`] pieces, is a header that
+    /// says so ([`RulesDerived::All`]), as `damka compact` leaves it. Returns their lengths
+    /// (0 for no rules file).
     pub fn write_slice<R: Rules>(
         &self,
         placements: &Placements<R>,
@@ -168,14 +185,28 @@ impl Packed {
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(io)
         };
+        let derives_all = !self.rules_packed.contains(&true)
+            && header.material.pieces() >= DERIVED_FROM_PIECES
+            && self.limit.is_some();
+        let derived = match derives_all {
+            true => RulesDerived::All,
+            false => RulesDerived::None,
+        };
+        let rules = rules.map(|(path, rule_set)| (path, rule_set, derived));
+        let rule_readers = match rules {
+            Some((_, _, RulesDerived::None)) => {
+                let mut stored = readers(Stream::Rules)?.into_iter();
+                let levels = self.rules_packed.iter();
+                Some(levels.map(|&p| stored.next().filter(|_| p)).collect())
+            }
+            _ => None,
+        };
         let mut values = SliceValues {
             placements,
             slice,
-            readers: [
-                readers(Stream::Values)?,
-                readers(Stream::Dtc)?,
-                readers(Stream::Rules)?,
-            ],
+            readers: [readers(Stream::Values)?, readers(Stream::Dtc)?],
+            rules: rule_readers,
+            limit: self.limit,
             id: 0,
             left: 0,
         };
@@ -206,32 +237,38 @@ impl Packed {
                 paths[2],
                 header(FileKind::Dtc, dtc_bits, DTW_BLOCK, counts.max_dtc),
             )?,
-            rules: match rules {
-                None => None,
-                Some((path, rule_set)) => Some(BlockFile::create(
-                    path,
-                    Header {
-                        kind: FileKind::Rules,
-                        value_bits: bits(counts.max_rule),
-                        max_dtw: counts.max_rule,
-                        block_positions: DTW_BLOCK,
-                        wins: counts.rule_wins,
-                        draws: counts.rule_draws,
-                        losses: counts.rule_losses,
-                        unused: base.positions
-                            - counts.rule_wins
-                            - counts.rule_draws
-                            - counts.rule_losses,
-                        rule_set,
-                        drawn_by_rules: counts.rule_drawn,
-                        ..base.clone()
-                    },
-                )?),
-            },
+            rules: None,
             dtw_bits,
             dtc_bits,
             rule_bits: bits(counts.max_rule),
         };
+        let mut rules_bytes = 0;
+        if let Some((path, rule_set, rules_derived)) = rules {
+            let file = BlockFile::create(
+                path,
+                Header {
+                    kind: FileKind::Rules,
+                    value_bits: bits(counts.max_rule),
+                    max_dtw: counts.max_rule,
+                    block_positions: DTW_BLOCK,
+                    wins: counts.rule_wins,
+                    draws: counts.rule_draws,
+                    losses: counts.rule_losses,
+                    unused: base.positions
+                        - counts.rule_wins
+                        - counts.rule_draws
+                        - counts.rule_losses,
+                    rule_set,
+                    drawn_by_rules: counts.rule_drawn,
+                    rules_derived,
+                    ..base.clone()
+                },
+            )?;
+            match rules_derived {
+                RulesDerived::All => rules_bytes = file.finish()?,
+                _ => files.rules = Some(file),
+            }
+        }
         // Each chunk is encoded (on this thread, by all of the pool's) while another thread
         // reads the next.
         let empty = || std::array::from_fn(|_| Vec::with_capacity(CHUNK));
@@ -257,7 +294,7 @@ impl Packed {
             files.dtc.finish()?,
             match files.rules {
                 Some(f) => f.finish()?,
-                None => 0,
+                None => rules_bytes,
             },
         ])
     }
@@ -268,8 +305,13 @@ impl Packed {
 struct SliceValues<'a, R: Rules, S: Read> {
     placements: &'a Placements<R>,
     slice: usize,
-    /// Per stream (values, distances to conversion, rule results), a reader per level.
-    readers: [Vec<S>; 3],
+    /// Per stream (values, distances to conversion), a reader per level.
+    readers: [Vec<S>; 2],
+    /// Where the rule results are read, a reader per level whose results were packed
+    /// (`None` for a level that derives them under a quiet count of `limit` plies); `None`
+    /// where none are written.
+    rules: Option<Vec<Option<S>>>,
+    limit: Option<u32>,
     /// The next placement to read, and how many of its positions are left to read.
     id: u64,
     left: usize,
@@ -291,15 +333,27 @@ impl<R: Rules, S: Read> SliceValues<'_, R, S> {
             }
             let level = self.placements.level_of(self.slice, self.id - 1);
             let n = self.left.min(CHUNK - chunk[0].len());
-            for (values, readers) in chunk.iter_mut().zip(self.readers.iter_mut()) {
-                match level {
-                    None => values.extend(std::iter::repeat_n(NO_POSITION, n)),
-                    Some(l) => {
-                        let start = values.len();
-                        values.resize(start + n, 0);
-                        fill_from_le(&mut values[start..], |bytes| readers[l].read_exact(bytes))?;
-                    }
+            let start = chunk[0].len();
+            let [values, dtc, rules] = &mut *chunk;
+            let fill = |to: &mut Vec<u16>, from: Option<&mut S>| match from {
+                None => {
+                    to.extend(std::iter::repeat_n(NO_POSITION, n));
+                    Ok(())
                 }
+                Some(from) => {
+                    to.resize(start + n, 0);
+                    fill_from_le(&mut to[start..], |bytes| from.read_exact(bytes))
+                }
+            };
+            fill(values, level.map(|l| &mut self.readers[0][l]))?;
+            fill(dtc, level.map(|l| &mut self.readers[1][l]))?;
+            match (level, &mut self.rules) {
+                (_, None) => {}
+                (Some(l), Some(readers)) if readers[l].is_none() => {
+                    let derive = |(&v, &d)| derived_code(self.limit, solved_outcome(v), d);
+                    rules.extend(values[start..].iter().zip(&dtc[start..]).map(derive));
+                }
+                (l, Some(readers)) => fill(rules, l.and_then(|l| readers[l].as_mut()))?,
             }
             self.left -= n;
         }
@@ -493,7 +547,10 @@ struct BlockFile {
 impl BlockFile {
     fn create(path: &Path, mut header: Header) -> Result<BlockFile, GenerateError> {
         let io = |e| GenerateError::Io(path.to_path_buf(), e);
-        header.blocks = header.positions.div_ceil(header.block_positions as u64) as u32;
+        header.blocks = match header.rules_derived {
+            RulesDerived::All => 0,
+            _ => header.positions.div_ceil(header.block_positions as u64) as u32,
+        };
         let start = (HEADER_SIZE + header.table_size()) as u64;
         let mut out = BufWriter::new(File::create(path).map_err(io)?);
         out.seek(SeekFrom::Start(start)).map_err(io)?;
@@ -613,16 +670,21 @@ mod tests {
             // The job's slices are written one after the other, each in index order.
             let mut values = chunks.iter().flat_map(|[v, _, _]| v.iter().copied());
             let mut dtc = chunks.iter().flat_map(|[_, d, _]| d.iter().copied());
+            // Rule results are read back only where a rules file is written.
+            let rules_written = super::super::rule_set_byte(rules).is_some();
             let mut rule = chunks.iter().flat_map(|[_, _, r]| r.iter().copied());
             for &m in &job.slices {
                 let n = SliceIndex::<R>::new(m).size() as usize;
                 let generated: Vec<[u16; 3]> = (0..n)
                     .map(|_| {
-                        [values.next(), dtc.next(), rule.next()]
-                            .map(|v| v.expect("a value for every index"))
+                        let r = if rules_written {
+                            rule.next()
+                        } else {
+                            Some(NO_POSITION)
+                        };
+                        [values.next(), dtc.next(), r].map(|v| v.expect("a value for every index"))
                     })
                     .collect();
-                let rules_written = super::super::rule_set_byte(rules).is_some();
                 check_slice::<R>(&tb, m, &generated, rules_written);
                 slices += 1;
             }

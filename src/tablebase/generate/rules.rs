@@ -141,7 +141,12 @@ pub(super) fn closed_rule<R: Rules>(
 /// unit is drawn by the counts: then the walk back of [`unit_rules`] is the distance to
 /// conversion's, cut at the count.
 pub(super) fn derived_rule<R: Rules>(job: &Job<'_, R>, plain: Outcome, dtc: u16) -> u16 {
-    match job.governing.plies() {
+    derived_code(job.governing.plies(), plain, dtc)
+}
+
+/// [`derived_rule`] under a quiet count of `limit` plies (`None`: no count).
+pub(super) fn derived_code(limit: Option<u32>, plain: Outcome, dtc: u16) -> u16 {
+    match limit {
         Some(limit) => RuleResult::derived(plain.wdl, dtc, limit),
         None => RuleResult::drawn(plain.wdl),
     }

@@ -28,7 +28,7 @@ use super::super::outcome::{Outcome, Wdl};
 use super::super::probe::Tablebase;
 use super::super::table::decompress_values;
 use super::GenerateError;
-use super::rules::{RuleScratch, closed_rule, derived_rule, unit_rules};
+use super::rules::{RuleScratch, closed_rule, derived_code, derived_rule, unit_rules};
 use crate::rules::{
     Bitboard, Color, Geometry, Governing, MoveList, OPPOSITE, Position, RuleSet, Rules,
     generate_counting_king_quiets,
@@ -148,13 +148,13 @@ impl Counts {
 }
 
 /// A solved level: the values (outcome codes) and, in the same layout, the distances to
-/// conversion of its won and lost positions and their rule result codes (all 0 when the job
-/// builds none), each batch compressed as it was solved (the distances are not read while
-/// the level below is solved, the rule results only when it cannot derive its own, and they
-/// compress well).
+/// conversion of its won and lost positions and their rule result codes (none when the job
+/// builds none or the level derives them: [`derived_rule`]), each batch compressed as it
+/// was solved (the distances are not read while the level below is solved, the rule
+/// results only when it cannot derive its own, and they compress well).
 pub(super) struct Solved {
     pub values: Level,
-    pub rules: PackedBatches,
+    pub rules: Option<PackedBatches>,
     pub dtc: PackedBatches,
     pub counts: [Counts; 2],
 }
@@ -181,25 +181,47 @@ impl PackedBatches {
             .collect()
     }
 
+    /// The values of a batch's `frames`, decompressed.
+    fn unpack(frames: &[(usize, Vec<u8>)]) -> Vec<u16> {
+        // Each frame decoded in place: zeroed memory is the system's fresh pages, and no
+        // values pass through a buffer of bytes.
+        let mut values = vec![0u16; frames.iter().map(|f| f.0).sum()];
+        let mut at = 0;
+        for (n, packed) in frames {
+            decompress_values(packed, &mut values[at..at + n])
+                .expect("a batch decompresses to what was compressed");
+            at += n;
+        }
+        values
+    }
+
     /// The level they make, decompressed (all threads).
     pub fn level<R: Rules>(&self, placements: &Placements<R>) -> Level {
-        let batches = self
+        let batches = self.batches.par_iter().map(|f| Self::unpack(f)).collect();
+        placements.level(self.blocks.clone(), batches)
+    }
+
+    /// The rule result codes of a level that derived them, `values` being its values and
+    /// `dtc` its distances to conversion, under a quiet count of `limit` plies: as
+    /// [`solve_level`] would have kept them.
+    pub fn derived(values: &Level, dtc: &PackedBatches, limit: Option<u32>) -> PackedBatches {
+        let batches = values
             .batches
             .par_iter()
-            .map(|frames| {
-                // Each frame decoded in place: zeroed memory is the system's fresh pages,
-                // and no values pass through a buffer of bytes.
-                let mut values = vec![0u16; frames.iter().map(|f| f.0).sum()];
-                let mut at = 0;
-                for (n, packed) in frames {
-                    decompress_values(packed, &mut values[at..at + n])
-                        .expect("a batch decompresses to what was compressed");
-                    at += n;
-                }
-                values
+            .zip(dtc.batches.par_iter())
+            .map(|(v, d)| {
+                let codes: Vec<u16> = v
+                    .iter()
+                    .zip(Self::unpack(d))
+                    .map(|(&v, d)| derived_code(limit, solved_outcome(v), d))
+                    .collect();
+                Self::pack(&codes)
             })
             .collect();
-        placements.level(self.blocks.clone(), batches)
+        PackedBatches {
+            blocks: dtc.blocks.clone(),
+            batches,
+        }
     }
 }
 
@@ -364,7 +386,7 @@ pub(super) fn solve_level<R: Rules>(
                 }
             }
             let dtc = PackedBatches::pack(&out.dtc);
-            let rules = PackedBatches::pack(&out.rules);
+            let rules = stores_rules(job, derived).then(|| PackedBatches::pack(&out.rules));
             Ok((out.values, rules, dtc, out.counts))
         })
         .collect::<Result<Vec<_>, GenerateError>>()?;
@@ -393,10 +415,10 @@ pub(super) fn solve_level<R: Rules>(
     }
     Ok(Solved {
         values: job.placements.level(blocks.clone(), values),
-        rules: PackedBatches {
+        rules: stores_rules(job, derived).then(|| PackedBatches {
             blocks: blocks.clone(),
-            batches: rules,
-        },
+            batches: rules.into_iter().flatten().collect(),
+        }),
         dtc: PackedBatches {
             blocks,
             batches: dtc,
@@ -405,7 +427,14 @@ pub(super) fn solve_level<R: Rules>(
     })
 }
 
-/// What a batch of units gives: values and distances to conversion in unit order, counts.
+/// Whether a level keeps its rule results: the job builds them and the level does not
+/// derive them (`derived`).
+fn stores_rules<R: Rules>(job: &Job<'_, R>, derived: bool) -> bool {
+    job.rules.is_some() && !derived
+}
+
+/// What a batch of units gives: values, distances to conversion and (where the level keeps
+/// them) rule results in unit order, counts.
 #[derive(Default)]
 struct Out {
     values: Vec<u16>,
@@ -564,7 +593,9 @@ fn solve_closed<R: Rules>(
                 }
                 None => 0,
             };
-            out.rules.push(rule);
+            if stores_rules(job, derived) {
+                out.rules.push(rule);
+            }
             out.counts[m.slice as usize].add_rule(rule);
             if capture {
                 CAPTURE | code
@@ -598,10 +629,16 @@ fn solve_unit<R: Rules>(
     let n = unit.len() * k as usize;
     out.values.resize(base + n, 0);
     out.dtc.resize(base + n, 0);
-    out.rules.resize(base + n, 0);
+    let stores = stores_rules(job, derived);
+    if stores {
+        out.rules.resize(base + n, 0);
+    }
     let state = &mut out.values[base..];
     let dtc = &mut out.dtc[base..];
-    let rules = &mut out.rules[base..];
+    let rules: &mut [u16] = match stores {
+        true => &mut out.rules[base..],
+        false => &mut [],
+    };
     let counts = &mut out.counts;
     let Scratch {
         moves,
@@ -788,11 +825,7 @@ fn solve_unit<R: Rules>(
         }
     }
     conversions(job, &unit, keys, state, dtc, summary, preds, due, part_len)?;
-    if job.rules.is_some() && derived {
-        for ((r, &v), &d) in rules.iter_mut().zip(state.iter()).zip(dtc.iter()) {
-            *r = derived_rule(job, solved_outcome(v), d);
-        }
-    } else if job.rules.is_some() {
+    if stores {
         unit_rules(
             job,
             &unit,
@@ -804,9 +837,14 @@ fn solve_unit<R: Rules>(
             rule_scratch,
         )?;
     }
-    for (i, ((&cell, &d), &rule)) in state.iter().zip(dtc.iter()).zip(rules.iter()).enumerate() {
+    let derives = job.rules.is_some() && !stores;
+    for (i, (&cell, &d)) in state.iter().zip(dtc.iter()).enumerate() {
         let slice = unit.members[i / k as usize].slice as usize;
-        counts[slice].add_rule(rule);
+        counts[slice].add_rule(match (stores, derives) {
+            (true, _) => rules[i],
+            (_, true) => derived_rule(job, solved_outcome(cell), d),
+            _ => 0,
+        });
         if cell & CAPTURE == 0 {
             let o = Outcome::from_code(cell & CODE).unwrap_or(Outcome::DRAW);
             counts[slice].add(o, d);
@@ -817,7 +855,7 @@ fn solve_unit<R: Rules>(
 
 /// The outcome of a solved position of a unit (a capture position's too).
 #[inline(always)]
-fn solved_outcome(v: u16) -> Outcome {
+pub(super) fn solved_outcome(v: u16) -> Outcome {
     Outcome::from_code(v & CODE).unwrap_or(Outcome::DRAW)
 }
 
