@@ -400,7 +400,7 @@ fn build_into<R: Rules>(
         }
         let derive =
             || solve::PackedBatches::derived(&solved.values, &solved.dtc, governing.plies());
-        let keeps = work.rules.is_some() && (above_drawn || !inputs_derive);
+        let keeps = work.rules.is_some() && level > 0 && (above_drawn || !inputs_derive);
         let kept = keeps.then(|| match (stored, solve::KeptRules::packed(work.kings())) {
             (Some((rules, _)), true) => solve::KeptRules::Packed(rules),
             (Some((_, unpacked)), false) => solve::KeptRules::Plain(unpacked),

@@ -1456,3 +1456,73 @@ fn predecessors<R: Rules>(p: &MoverFrame, mut f: impl FnMut(MoverFrame, bool)) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::English;
+    use crate::tablebase::{Silent, build_job, plan};
+
+    /// The rule results a level derives ([`PackedBatches::derived`], what a level that
+    /// derived them keeps for the level below when one of its results is drawn by the
+    /// counts) are those the walk through the unit's moves finds where no result drawn by
+    /// the counts is in play: English 4-piece jobs, each level solved both ways.
+    #[test]
+    fn derived_rule_results_are_the_walked_ones() {
+        let dir = std::env::temp_dir().join(format!("damka-derived-levels-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        let tb = Tablebase::open(&dir).expect("a tables directory");
+        let rules = RuleSet::default_for(English::VARIANT);
+        let mut compared = 0;
+        // Each job in build order (a crowning leads to a slice of as many pieces, built
+        // before it): the chosen ones are compared before they are built.
+        for job in plan(4, English::MEN) {
+            let key = job.key().to_string();
+            if !["0202", "1102", "2101", "2020"]
+                .iter()
+                .any(|k| key.starts_with(k))
+            {
+                build_job::<English>(&job, &tb, rules, &Silent).expect("builds");
+                continue;
+            }
+            let [a, b] = job.key().sides();
+            let index: Vec<SliceIndex<English>> =
+                job.slices.iter().map(|&m| SliceIndex::new(m)).collect();
+            let work = Job {
+                rules: Some(rules),
+                governing: rules.governing(a, b),
+                arrangements: index.iter().map(|i| i.king_arrangements()).collect(),
+                index,
+                placements: Placements::new(&job.slices),
+                tb: &tb,
+                memo: super::super::capture_memo::next_job(),
+            };
+            let limit = work.governing.plies();
+            assert!(limit.is_some(), "{key}: a quiet count governs it");
+            let (mut above, mut above_rules): (Option<Level>, Option<KeptRules>) = (None, None);
+            for level in (0..work.placements.levels()).rev() {
+                let solve = |derived| {
+                    solve_level(&work, level, above.as_ref(), above_rules.as_ref(), derived)
+                };
+                let walked = solve(false).expect("solves");
+                let derived = solve(true).expect("solves");
+                let walked_rules = walked.rules.expect("kept").level(&work.placements);
+                assert!(
+                    derived.rules.is_none(),
+                    "{key}: a deriving level keeps none"
+                );
+                let again = PackedBatches::derived(&derived.values, &derived.dtc, limit);
+                let again = again.level(&work.placements);
+                assert_eq!(again.batches, walked_rules.batches, "{key} level {level}");
+                assert_eq!(derived.values.batches, walked.values.batches);
+                compared += again.positions();
+                above = Some(walked.values);
+                above_rules = Some(KeptRules::Plain(walked_rules));
+            }
+            build_job::<English>(&job, &tb, rules, &Silent).expect("builds");
+        }
+        assert!(compared > 100_000, "{compared}");
+        std::fs::remove_dir_all(&dir).expect("remove the scratch tables");
+    }
+}
