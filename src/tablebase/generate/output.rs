@@ -26,6 +26,9 @@ pub const WDL_BLOCK: u32 = 1 << 16;
 pub const DTW_BLOCK: u32 = 1 << 14;
 /// zstd level of win/draw/loss blocks (small and read often: compress hard).
 const WDL_LEVEL: i32 = 12;
+/// zstd's shortest match in win/draw/loss blocks (level 12 on them takes 3): faster, and
+/// the files come out smaller (benches/README.md).
+const WDL_MIN_MATCH: u32 = 5;
 /// zstd level of distance blocks.
 const DTW_LEVEL: i32 = 6;
 /// zstd level of the packed levels (written once, read once).
@@ -443,7 +446,10 @@ impl Files {
         let dtw_of = |v: u16| decided(v).map(|o| o.dtw);
         let wdl_blocks: Vec<Vec<u8>> = values
             .par_chunks(WDL_BLOCK as usize)
-            .map(|b| compress(&pack(&fill_runs(b.iter().copied(), wdl_of), 2), WDL_LEVEL))
+            .map(|b| {
+                let raw = pack(&fill_runs(b.iter().copied(), wdl_of), 2);
+                compress_with(&raw, WDL_LEVEL, Some(WDL_MIN_MATCH))
+            })
             .collect();
         let dtw_blocks: Vec<Vec<u8>> = values
             .par_chunks(DTW_BLOCK as usize)
@@ -506,9 +512,9 @@ pub(crate) fn fill_runs<T: Copy>(
 }
 
 thread_local! {
-    /// Each thread's zstd compression contexts, one a level, made on first use: making one
-    /// for every block was 1.3 % of a build (`ZSTD_createCCtx`).
-    static COMPRESSORS: std::cell::RefCell<Vec<(i32, zstd::bulk::Compressor<'static>)>> =
+    /// Each thread's zstd compression contexts, one a level and shortest match, made on
+    /// first use: making one for every block was 1.3 % of a build (`ZSTD_createCCtx`).
+    static COMPRESSORS: std::cell::RefCell<Vec<(Params, zstd::bulk::Compressor<'static>)>> =
         const { std::cell::RefCell::new(Vec::new()) };
 }
 
@@ -516,13 +522,27 @@ thread_local! {
 /// zstd gives a buffer of the input's worst-case size, and the packed batches of a level are
 /// kept while it is solved (English 2212+1222 peaked about 0.6 GiB higher before).
 pub(crate) fn compress(raw: &[u8], level: i32) -> Vec<u8> {
+    compress_with(raw, level, None)
+}
+
+/// A zstd level and, if not the level's, its shortest match.
+type Params = (i32, Option<u32>);
+
+/// [`compress`] with zstd's shortest match `min_match` instead of the level's.
+fn compress_with(raw: &[u8], level: i32, min_match: Option<u32>) -> Vec<u8> {
+    let params = (level, min_match);
     let mut frame = COMPRESSORS
         .with_borrow_mut(|contexts| {
-            let at = match contexts.iter().position(|(l, _)| *l == level) {
+            let at = match contexts.iter().position(|(p, _)| *p == params) {
                 Some(at) => at,
                 None => {
-                    let context = zstd::bulk::Compressor::new(level).expect("a zstd context");
-                    contexts.push((level, context));
+                    let mut context = zstd::bulk::Compressor::new(level).expect("a zstd context");
+                    if let Some(m) = min_match {
+                        context
+                            .set_parameter(zstd::stream::raw::CParameter::MinMatch(m))
+                            .expect("a valid shortest match");
+                    }
+                    contexts.push((params, context));
                     contexts.len() - 1
                 }
             };
