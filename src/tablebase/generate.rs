@@ -398,14 +398,14 @@ fn build_into<R: Rules>(
             packed.add(level, Stream::Rules, &unpacked, slices)?;
             stored = Some((rules, unpacked));
         }
-        let derive =
+        let derive_again =
             || solve::PackedBatches::derived(&solved.values, &solved.dtc, governing.plies());
         let keeps = work.rules.is_some() && level > 0 && (above_drawn || !inputs_derive);
         let kept = keeps.then(|| match (stored, solve::KeptRules::packed(work.kings())) {
             (Some((rules, _)), true) => solve::KeptRules::Packed(rules),
             (Some((_, unpacked)), false) => solve::KeptRules::Plain(unpacked),
-            (None, true) => solve::KeptRules::Packed(derive()),
-            (None, false) => solve::KeptRules::Plain(derive().level(&work.placements)),
+            (None, true) => solve::KeptRules::Packed(derive_again()),
+            (None, false) => solve::KeptRules::Plain(derive_again().level(&work.placements)),
         });
         above = Some((level, solved.values, kept));
     }

@@ -837,13 +837,12 @@ fn solve_unit<R: Rules>(
             rule_scratch,
         )?;
     }
-    let derives = job.rules.is_some() && !stores;
     for (i, (&cell, &d)) in state.iter().zip(dtc.iter()).enumerate() {
         let slice = unit.members[i / k as usize].slice as usize;
-        counts[slice].add_rule(match (stores, derives) {
-            (true, _) => rules[i],
-            (_, true) => derived_rule(job, solved_outcome(cell), d),
-            _ => 0,
+        counts[slice].add_rule(match job.rules {
+            Some(_) if stores => rules[i],
+            Some(_) => derived_rule(job, solved_outcome(cell), d),
+            None => 0,
         });
         if cell & CAPTURE == 0 {
             let o = Outcome::from_code(cell & CODE).unwrap_or(Outcome::DRAW);
