@@ -11,6 +11,7 @@
 
 mod capture_memo;
 mod output;
+mod packing;
 mod rules;
 mod solve;
 
@@ -31,6 +32,7 @@ use crate::rules::{Geometry, Governing, RuleSet, Rules};
 
 use output::Stream;
 pub use output::{DTW_BLOCK, WDL_BLOCK};
+use packing::Packing;
 
 /// Decoded input blocks a build caches (`damka generate` opens its inputs with it): inputs
 /// are read often, and a large slice fills it.
@@ -46,7 +48,8 @@ pub const LEVEL_BYTES_PER_BLOCK: u64 = 16;
 /// Positions whose distances to conversion and rule results, compressed, take at most a
 /// byte: those of the level being solved, as each batch of units is solved, and the rule
 /// results of the level above where the level below cannot derive its own (English
-/// 2211+1122: 0.17 bytes a position for the two).
+/// 2211+1122: 0.17 bytes a position for the two). A job of at most
+/// `packing::STORED_POSITIONS` positions holds them as they are, 4 bytes a position.
 pub const PACKED_POSITIONS_PER_BYTE: u64 = 4;
 
 /// Bytes a build holds besides its levels and the cache: code, threads, input maps, the
@@ -146,11 +149,16 @@ pub fn estimate<R: Rules>(job: &SliceJob) -> Estimate {
         .max()
         .map_or((0, 0), |(k, p)| (k.min(3 * positions + in_flight), p));
     let blocks = kept.div_ceil(kings.max(1));
+    // A small job holds them as they are: a distance and a result, 2 bytes each.
+    let packed_bytes = match Packing::for_job(positions) {
+        Packing::Compressed => packed.div_ceil(PACKED_POSITIONS_PER_BYTE),
+        Packing::Stored => 2 * LEVEL_BYTES_PER_POSITION * packed,
+    };
     Estimate {
         positions,
         memory_bytes: kept * LEVEL_BYTES_PER_POSITION
             + blocks * LEVEL_BYTES_PER_BLOCK
-            + packed.div_ceil(PACKED_POSITIONS_PER_BYTE)
+            + packed_bytes
             + BUILD_CACHE_BYTES as u64
             + BUILD_BASE_BYTES,
         core_seconds: positions as f64 / positions_per_core_second::<R>(job),
@@ -304,10 +312,23 @@ pub fn build_job<R: Rules>(
     rules: &'static RuleSet,
     progress: &dyn Progress,
 ) -> Result<Vec<SliceReport>, GenerateError> {
+    let positions = job.slices.iter().map(|&m| SliceIndex::<R>::new(m).size());
+    let packing = Packing::for_job(positions.sum());
+    build_packed::<R>(job, tb, rules, progress, packing)
+}
+
+/// [`build_job`] with the job's levels packed as `packing` says.
+fn build_packed<R: Rules>(
+    job: &SliceJob,
+    tb: &Tablebase,
+    rules: &'static RuleSet,
+    progress: &dyn Progress,
+    packing: Packing,
+) -> Result<Vec<SliceReport>, GenerateError> {
     let dir = tb.dir().join(R::VARIANT.name());
     fs::create_dir_all(&dir).map_err(|e| GenerateError::Io(dir.clone(), e))?;
     let mut temporary = Temporary(Vec::new());
-    let result = build_into::<R>(job, tb, rules, progress, &dir, &mut temporary);
+    let result = build_into::<R>(job, tb, rules, progress, packing, &dir, &mut temporary);
     if result.is_ok() {
         temporary.0.clear();
     }
@@ -330,10 +351,12 @@ fn build_into<R: Rules>(
     tb: &Tablebase,
     rules: &'static RuleSet,
     progress: &dyn Progress,
+    packing: Packing,
     dir: &Path,
     temporary: &mut Temporary,
 ) -> Result<Vec<SliceReport>, GenerateError> {
     let index: Vec<SliceIndex<R>> = job.slices.iter().map(|&m| SliceIndex::new(m)).collect();
+    let total: u64 = index.iter().map(|i| i.size()).sum();
     let rule_set = rule_set_byte(rules);
     let [a, b] = job.key().sides();
     let governing = rules.governing(a, b);
@@ -350,12 +373,12 @@ fn build_into<R: Rules>(
         placements: Placements::<R>::new(&job.slices),
         tb,
         memo: capture_memo::next_job(),
+        packing,
     };
-    let total: u64 = work.index.iter().map(|i| i.size()).sum();
     let levels = work.placements.levels();
     progress.start(2 * total);
     let packed_path = dir.join(format!("{}.levels.tmp", job.key()));
-    let mut packed = output::Packed::create(packed_path, levels, governing.plies())?;
+    let mut packed = output::Packed::create(packed_path, levels, governing.plies(), work.packing)?;
     let mut counts = [solve::Counts::default(); 2];
     // While no level of the job holds a result drawn by the counts either.
     let inputs_derive = derivable(tb, R::VARIANT, job, governing).is_some();
@@ -398,8 +421,10 @@ fn build_into<R: Rules>(
             packed.add(level, Stream::Rules, &unpacked, slices)?;
             stored = Some((rules, unpacked));
         }
-        let derive_again =
-            || solve::PackedBatches::derived(&solved.values, &solved.dtc, governing.plies());
+        let derive_again = || {
+            let limit = governing.plies();
+            solve::PackedBatches::derived(&solved.values, &solved.dtc, limit, work.packing)
+        };
         let keeps = work.rules.is_some() && level > 0 && (above_drawn || !inputs_derive);
         let kept = keeps.then(|| match (stored, solve::KeptRules::packed(work.kings())) {
             (Some((rules, _)), true) => solve::KeptRules::Packed(rules),
@@ -472,4 +497,57 @@ fn sync_dir(dir: &Path) -> Result<(), GenerateError> {
     fs::File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(|e| GenerateError::Io(dir.to_path_buf(), e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{English, International};
+    use crate::tablebase::plan;
+
+    /// Builds `R`'s tables up to `pieces` pieces twice, the jobs' levels stored in one
+    /// directory and compressed in the other, and compares every file byte by byte: the
+    /// packing changes nothing the tables hold. Returns the number of files compared.
+    fn both_packings<R: Rules>(pieces: u32) -> usize {
+        let scratch = std::env::temp_dir().join(format!(
+            "damka-packings-{}-{}",
+            R::VARIANT.name(),
+            std::process::id()
+        ));
+        let _ = fs::remove_dir_all(&scratch);
+        let rules = RuleSet::default_for(R::VARIANT);
+        let packings = [Packing::Stored, Packing::Compressed];
+        let dirs = packings.map(|p| scratch.join(format!("{p:?}")));
+        for (dir, packing) in dirs.iter().zip(packings) {
+            fs::create_dir_all(dir).expect("a scratch directory");
+            let tb = Tablebase::open(dir).expect("a tables directory");
+            for job in plan(pieces, R::MEN) {
+                build_packed::<R>(&job, &tb, rules, &Silent, packing).expect("the job builds");
+            }
+        }
+        let files = |dir: &Path| {
+            let mut files: Vec<_> = fs::read_dir(dir.join(R::VARIANT.name()))
+                .expect("the variant's directory")
+                .map(|e| e.expect("an entry").path())
+                .collect();
+            files.sort();
+            files
+        };
+        let (stored, compressed) = (files(&dirs[0]), files(&dirs[1]));
+        assert_eq!(stored.len(), compressed.len());
+        for (a, b) in stored.iter().zip(&compressed) {
+            assert_eq!(a.file_name(), b.file_name());
+            let bytes = |p: &Path| fs::read(p).expect("a table file");
+            assert!(bytes(a) == bytes(b), "{} differs", a.display());
+        }
+        fs::remove_dir_all(&scratch).expect("remove the scratch tables");
+        stored.len()
+    }
+
+    #[test]
+    fn stored_and_compressed_levels_build_the_same_files() {
+        // Win/draw/loss, distance, distance to conversion and rules files of each slice.
+        assert_eq!(both_packings::<English>(4), 4 * 41);
+        assert_eq!(both_packings::<International>(3), 4 * 16);
+    }
 }

@@ -1,6 +1,6 @@
-//! From solved levels to table files: finished levels are packed into a temporary file as
-//! they are no longer read, and each slice's files are then written in index order from it,
-//! block by block, so that no slice is ever held whole in memory.
+//! From solved levels to table files: finished levels are packed ([`Packing`]) into a
+//! temporary file as they are no longer read, and each slice's files are then written in
+//! index order from it, block by block, so that no slice is ever held whole in memory.
 
 use std::fs::{self, File};
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
@@ -15,6 +15,7 @@ use super::super::le_words::{fill_from_le, le_bytes};
 use super::super::levels::{Level, Placements};
 use super::super::outcome::{Outcome, Wdl};
 use super::GenerateError;
+use super::packing::Packing;
 use super::rules::derived_code;
 use super::solve::{CAPTURE, CODE, Counts, NO_POSITION, solved_outcome};
 use crate::Variant;
@@ -31,8 +32,6 @@ const WDL_LEVEL: i32 = 12;
 const WDL_MIN_MATCH: u32 = 5;
 /// zstd level of distance blocks.
 const DTW_LEVEL: i32 = 6;
-/// zstd level of the packed levels (written once, read once).
-const PACK_LEVEL: i32 = 1;
 /// Bytes of values a packed stream's frames hold (the last of a stream fewer).
 const PACK_FRAME: usize = 1 << 19;
 /// Blocks a packed stream's frame holds at most: frames of small blocks (few or no kings)
@@ -67,15 +66,17 @@ pub(super) struct Packed {
     /// as it is read.
     rules_packed: Vec<bool>,
     limit: Option<u32>,
+    packing: Packing,
 }
 
 impl Packed {
     /// A new, empty temporary file at `path` for `levels` levels, under a quiet count of
-    /// `limit` plies (if one governs the job).
+    /// `limit` plies (if one governs the job), its frames packed as `packing` says.
     pub fn create(
         path: PathBuf,
         levels: usize,
         limit: Option<u32>,
+        packing: Packing,
     ) -> Result<Packed, GenerateError> {
         let file = File::options()
             .read(true)
@@ -91,11 +92,12 @@ impl Packed {
             streams: vec![[[(0, 0); 2]; 3]; levels],
             rules_packed: vec![false; levels],
             limit,
+            packing,
         })
     }
 
     /// Packs the values of `level` (number `n`) as stream `stream`: per slice, frames of
-    /// about [`PACK_FRAME`] bytes, a few per thread at a time each gathered and compressed by
+    /// about [`PACK_FRAME`] bytes, a few per thread at a time each gathered and packed by
     /// one of the pool's threads, written in order (a reader reads the frames as one stream).
     pub fn add(
         &mut self,
@@ -128,7 +130,7 @@ impl Packed {
         Ok(())
     }
 
-    /// Compresses `frames` (each a run of blocks; all threads) and appends them in order;
+    /// Packs `frames` (each a run of blocks; all threads) and appends them in order;
     /// empties `frames`.
     fn write_frames(&mut self, frames: &mut Vec<Vec<&[u16]>>) -> Result<(), GenerateError> {
         let packed: Vec<Vec<u8>> = frames
@@ -139,7 +141,7 @@ impl Packed {
                 for block in blocks {
                     raw.extend_from_slice(&le_bytes(block));
                 }
-                compress(&raw, PACK_LEVEL)
+                self.packing.frame(&raw)
             })
             .collect();
         for frame in packed {

@@ -28,6 +28,7 @@ use super::super::outcome::{Outcome, Wdl};
 use super::super::probe::Tablebase;
 use super::super::table::decompress_values;
 use super::GenerateError;
+use super::packing::Packing;
 use super::rules::{RuleScratch, closed_rule, derived_code, derived_rule, unit_rules};
 use crate::rules::{
     Bitboard, Color, Geometry, Governing, MoveList, OPPOSITE, Position, RuleSet, Rules,
@@ -73,6 +74,8 @@ pub(super) struct Job<'a, R: Rules> {
     pub tb: &'a Tablebase,
     /// The job's number for [`super::capture_memo::resolve`].
     pub memo: u64,
+    /// How the job's solved levels are packed.
+    pub packing: Packing,
 }
 
 impl<R: Rules> Job<'_, R> {
@@ -149,7 +152,7 @@ impl Counts {
 
 /// A solved level: the values (outcome codes) and, in the same layout, the distances to
 /// conversion of its won and lost positions and their rule result codes (none when the job
-/// builds none or the level derives them: [`derived_rule`]), each batch compressed as it
+/// builds none or the level derives them: [`derived_rule`]), each batch packed as it
 /// was solved (the distances are not read while the level below is solved, the rule
 /// results only when it cannot derive its own, and they compress well).
 pub(super) struct Solved {
@@ -159,29 +162,27 @@ pub(super) struct Solved {
     pub counts: [Counts; 2],
 }
 
-/// Batches of a level's values, each compressed, with the level's blocks.
+/// Batches of a level's values, each packed ([`Packing`]), with the level's blocks.
 pub(super) struct PackedBatches {
     blocks: Vec<(u64, u32, u32)>,
-    /// Per batch, its frames: values each, compressed.
+    /// Per batch, its frames: values each, packed.
     batches: Vec<Vec<(usize, Vec<u8>)>>,
 }
 
-/// zstd level of a batch's distances to conversion while its level is solved.
-const BATCH_LEVEL: i32 = 1;
 /// Values a frame of a packed batch holds at most: a batch of one large unit (kings only)
 /// is packed and unpacked a frame at a time, never copied whole.
 const FRAME_VALUES: usize = 1 << 20;
 
 impl PackedBatches {
-    /// The values compressed, a frame at a time.
-    fn pack(values: &[u16]) -> Vec<(usize, Vec<u8>)> {
+    /// The values packed as `packing` says, a frame at a time.
+    fn pack(values: &[u16], packing: Packing) -> Vec<(usize, Vec<u8>)> {
         values
             .chunks(FRAME_VALUES)
-            .map(|frame| (frame.len(), super::compress(&le_bytes(frame), BATCH_LEVEL)))
+            .map(|frame| (frame.len(), packing.frame(&le_bytes(frame))))
             .collect()
     }
 
-    /// The values of a batch's `frames`, decompressed.
+    /// The values of a batch's `frames`, unpacked.
     fn unpack(frames: &[(usize, Vec<u8>)]) -> Vec<u16> {
         // Each frame decoded in place: zeroed memory is the system's fresh pages, and no
         // values pass through a buffer of bytes.
@@ -195,7 +196,7 @@ impl PackedBatches {
         values
     }
 
-    /// The level they make, decompressed (all threads).
+    /// The level they make, unpacked (all threads).
     pub fn level<R: Rules>(&self, placements: &Placements<R>) -> Level {
         let batches = self.batches.par_iter().map(|f| Self::unpack(f)).collect();
         placements.level(self.blocks.clone(), batches)
@@ -203,8 +204,13 @@ impl PackedBatches {
 
     /// The rule result codes of a level that derived them, `values` being its values and
     /// `dtc` its distances to conversion, under a quiet count of `limit` plies: as
-    /// [`solve_level`] would have kept them.
-    pub fn derived(values: &Level, dtc: &PackedBatches, limit: Option<u32>) -> PackedBatches {
+    /// [`solve_level`] would have kept them, packed as `packing` says.
+    pub fn derived(
+        values: &Level,
+        dtc: &PackedBatches,
+        limit: Option<u32>,
+        packing: Packing,
+    ) -> PackedBatches {
         let batches = values
             .batches
             .par_iter()
@@ -215,7 +221,7 @@ impl PackedBatches {
                     .zip(Self::unpack(d))
                     .map(|(&v, d)| derived_code(limit, solved_outcome(v), d))
                     .collect();
-                Self::pack(&codes)
+                Self::pack(&codes, packing)
             })
             .collect();
         PackedBatches {
@@ -385,8 +391,9 @@ pub(super) fn solve_level<R: Rules>(
                     solve_unit(job, &unit, &mut above, derived, scratch, &mut out)?;
                 }
             }
-            let dtc = PackedBatches::pack(&out.dtc);
-            let rules = stores_rules(job, derived).then(|| PackedBatches::pack(&out.rules));
+            let dtc = PackedBatches::pack(&out.dtc, job.packing);
+            let rules =
+                stores_rules(job, derived).then(|| PackedBatches::pack(&out.rules, job.packing));
             Ok((out.values, rules, dtc, out.counts))
         })
         .collect::<Result<Vec<_>, GenerateError>>()?;
@@ -1496,6 +1503,7 @@ mod tests {
                 placements: Placements::new(&job.slices),
                 tb: &tb,
                 memo: super::super::capture_memo::next_job(),
+                packing: Packing::Compressed,
             };
             let limit = work.governing.plies();
             assert!(limit.is_some(), "{key}: a quiet count governs it");
@@ -1511,7 +1519,8 @@ mod tests {
                     derived.rules.is_none(),
                     "{key}: a deriving level keeps none"
                 );
-                let again = PackedBatches::derived(&derived.values, &derived.dtc, limit);
+                let again =
+                    PackedBatches::derived(&derived.values, &derived.dtc, limit, work.packing);
                 let again = again.level(&work.placements);
                 assert_eq!(again.batches, walked_rules.batches, "{key} level {level}");
                 assert_eq!(derived.values.batches, walked.values.batches);

@@ -1,0 +1,113 @@
+//! How a job encodes what it holds only for itself: the packed batches of a solved level
+//! (distances to conversion, rule results) and the finished levels' temporary file. Both
+//! are zstd frames, read back by zstd. A large job compresses them (level 1) so that its
+//! memory and disk stay bounded by its levels; a small job stores them in zstd's raw blocks,
+//! which encode and decode as a copy (benches/README.md, "Stored frames").
+
+use super::output::compress;
+
+/// Positions of the largest job whose frames are stored: its temporary file holds at most
+/// 6 bytes a position (96 MiB), a level's batches 4.
+pub const STORED_POSITIONS: u64 = 1 << 24;
+
+/// zstd level of compressed frames (written once, read once).
+const LEVEL: i32 = 1;
+
+/// zstd's magic number, first in every frame.
+const MAGIC: u32 = 0xFD2F_B528;
+/// Frame header descriptor: an 8-byte content size, a single segment (no window
+/// descriptor), no checksum, no dictionary.
+const DESCRIPTOR: u8 = 0b1110_0000;
+/// The most bytes a zstd block holds.
+const BLOCK_BYTES: usize = 128 << 10;
+
+/// How a job's own frames are encoded.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Packing {
+    /// zstd at level 1.
+    Compressed,
+    /// zstd raw blocks: the bytes as they are.
+    Stored,
+}
+
+impl Packing {
+    /// The packing of a job of `positions` positions.
+    pub fn for_job(positions: u64) -> Packing {
+        match positions <= STORED_POSITIONS {
+            true => Packing::Stored,
+            false => Packing::Compressed,
+        }
+    }
+
+    /// `raw` as one zstd frame.
+    pub fn frame(self, raw: &[u8]) -> Vec<u8> {
+        match self {
+            Packing::Compressed => compress(raw, LEVEL),
+            Packing::Stored => stored_frame(raw),
+        }
+    }
+}
+
+/// `raw` as a zstd frame of raw blocks (RFC 8878, 3.1.1): the header, then each block of
+/// at most [`BLOCK_BYTES`] after its 3-byte header (last-block bit, type 0 = raw, size).
+fn stored_frame(raw: &[u8]) -> Vec<u8> {
+    let blocks = raw.len().div_ceil(BLOCK_BYTES).max(1);
+    let mut frame = Vec::with_capacity(13 + 3 * blocks + raw.len());
+    frame.extend_from_slice(&MAGIC.to_le_bytes());
+    frame.push(DESCRIPTOR);
+    frame.extend_from_slice(&(raw.len() as u64).to_le_bytes());
+    for b in 0..blocks {
+        let bytes = &raw[(b * BLOCK_BYTES).min(raw.len())..((b + 1) * BLOCK_BYTES).min(raw.len())];
+        let last = u32::from(b + 1 == blocks);
+        let header = last | (bytes.len() as u32) << 3;
+        frame.extend_from_slice(&header.to_le_bytes()[..3]);
+        frame.extend_from_slice(bytes);
+    }
+    frame
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Read;
+
+    use super::*;
+
+    /// Stored frames are zstd frames: zstd decodes them to their bytes, whole and as a
+    /// stream of frames one after another, at every size around a block's.
+    #[test]
+    fn stored_frames_decode_to_their_bytes() {
+        let sizes = [
+            0,
+            1,
+            1000,
+            BLOCK_BYTES - 1,
+            BLOCK_BYTES,
+            BLOCK_BYTES + 1,
+            3 * BLOCK_BYTES + 7,
+        ];
+        let mut stream = Vec::new();
+        let mut expected = Vec::new();
+        for n in sizes {
+            let raw: Vec<u8> = (0..n).map(|i| (i * 7 + n) as u8).collect();
+            let frame = Packing::Stored.frame(&raw);
+            assert_eq!(frame.len(), 13 + 3 * n.div_ceil(BLOCK_BYTES).max(1) + n);
+            assert_eq!(zstd::bulk::decompress(&frame, n).unwrap(), raw, "{n} bytes");
+            stream.extend_from_slice(&frame);
+            stream.extend_from_slice(&Packing::Compressed.frame(&raw));
+            expected.extend_from_slice(&raw);
+            expected.extend_from_slice(&raw);
+        }
+        let mut decoded = Vec::new();
+        zstd::stream::read::Decoder::new(&stream[..])
+            .unwrap()
+            .read_to_end(&mut decoded)
+            .unwrap();
+        assert_eq!(decoded, expected);
+    }
+
+    #[test]
+    fn small_jobs_store_large_ones_compress() {
+        assert_eq!(Packing::for_job(STORED_POSITIONS), Packing::Stored);
+        assert_eq!(Packing::for_job(STORED_POSITIONS + 1), Packing::Compressed);
+    }
+}
