@@ -48,8 +48,8 @@ pub const LEVEL_BYTES_PER_BLOCK: u64 = 16;
 /// Positions whose distances to conversion and rule results, compressed, take at most a
 /// byte: those of the level being solved, as each batch of units is solved, and the rule
 /// results of the level above where the level below cannot derive its own (English
-/// 2211+1122: 0.17 bytes a position for the two). A job of at most
-/// `packing::STORED_POSITIONS` positions holds them as they are, 4 bytes a position.
+/// 2211+1122: 0.17 bytes a position for the two). A level of at most
+/// `packing::STORED_LEVEL_POSITIONS` positions holds them as they are, 2 bytes a value.
 pub const PACKED_POSITIONS_PER_BYTE: u64 = 4;
 
 /// Bytes a build holds besides its levels and the cache: code, threads, input maps, the
@@ -137,30 +137,42 @@ pub fn estimate<R: Rules>(job: &SliceJob) -> Estimate {
         false => 0,
     };
     let in_flight = unit_values * 2 * kings + unpacked;
-    // (values kept, positions whose distances or rule results are kept compressed)
-    let (kept, packed) = sizes
+    // Bytes of the packed batches of a level of `n` positions, `values` a position (2: its
+    // distances to conversion and rule results; 1: the level above's rule results).
+    let packed = |n: u64, values: u64| match Packing::for_job(positions).for_level(n) {
+        Packing::Stored => values * n * LEVEL_BYTES_PER_POSITION,
+        Packing::Compressed => n.div_ceil(PACKED_POSITIONS_PER_BYTE),
+    };
+    // The bytes held with `kept` values kept and `packed` bytes of packed batches.
+    let held = |kept: u64, packed: u64| {
+        let kept = kept.min(3 * positions + in_flight);
+        let blocks = kept.div_ceil(kings.max(1));
+        kept * LEVEL_BYTES_PER_POSITION + blocks * LEVEL_BYTES_PER_BLOCK + packed
+    };
+    let peak = sizes
         .windows(2)
         .map(|w| {
             let above = if plain_rules { 2 * w[1] } else { w[1] };
-            let packed_above = if reads_rules && !plain_rules { w[1] } else { 0 };
-            (w[0] + (above + in_flight).max(w[0]), w[0] + packed_above)
+            let packed_above = if reads_rules && !plain_rules {
+                packed(w[1], 1)
+            } else {
+                0
+            };
+            held(
+                w[0] + (above + in_flight).max(w[0]),
+                packed(w[0], 2) + packed_above,
+            )
         })
-        .chain(sizes.last().map(|&s| (s + in_flight.max(s), s)))
+        .chain(
+            sizes
+                .last()
+                .map(|&s| held(s + in_flight.max(s), packed(s, 2))),
+        )
         .max()
-        .map_or((0, 0), |(k, p)| (k.min(3 * positions + in_flight), p));
-    let blocks = kept.div_ceil(kings.max(1));
-    // A small job holds them as they are: a distance and a result, 2 bytes each.
-    let packed_bytes = match Packing::for_job(positions) {
-        Packing::Compressed => packed.div_ceil(PACKED_POSITIONS_PER_BYTE),
-        Packing::Stored => 2 * LEVEL_BYTES_PER_POSITION * packed,
-    };
+        .unwrap_or(0);
     Estimate {
         positions,
-        memory_bytes: kept * LEVEL_BYTES_PER_POSITION
-            + blocks * LEVEL_BYTES_PER_BLOCK
-            + packed_bytes
-            + BUILD_CACHE_BYTES as u64
-            + BUILD_BASE_BYTES,
+        memory_bytes: peak + BUILD_CACHE_BYTES as u64 + BUILD_BASE_BYTES,
         core_seconds: positions as f64 / positions_per_core_second::<R>(job),
     }
 }
@@ -317,7 +329,8 @@ pub fn build_job<R: Rules>(
     build_packed::<R>(job, tb, rules, progress, packing)
 }
 
-/// [`build_job`] with the job's levels packed as `packing` says.
+/// [`build_job`] with the job's temporary file packed as `packing` says (and its levels'
+/// batches, where they are small enough: [`Packing::for_level`]).
 fn build_packed<R: Rules>(
     job: &SliceJob,
     tb: &Tablebase,

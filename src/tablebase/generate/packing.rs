@@ -1,14 +1,18 @@
-//! How a job encodes what it holds only for itself: the packed batches of a solved level
-//! (distances to conversion, rule results) and the finished levels' temporary file. Both
-//! are zstd frames, read back by zstd. A large job compresses them (level 1) so that its
-//! memory and disk stay bounded by its levels; a small job stores them in zstd's raw blocks,
-//! which encode and decode as a copy (benches/README.md, "Stored frames").
+//! How a job encodes what it holds only for itself: the finished levels' temporary file and
+//! the packed batches of a solved level (distances to conversion, rule results). Both are
+//! zstd frames, read back by zstd. A job stores them in zstd's raw blocks, which encode and
+//! decode as a copy, where they stay small enough: a temporary file of up to 6 bytes a
+//! position on disk, a level's batches of 4 bytes a position in memory; else it
+//! compresses them (level 1), and its memory and disk stay bounded by its levels
+//! (benches/README.md, "Stored frames").
 
 use super::output::compress;
 
-/// Positions of the largest job whose frames are stored: its temporary file holds at most
-/// 6 bytes a position (96 MiB), a level's batches 4.
-pub const STORED_POSITIONS: u64 = 1 << 24;
+/// Positions of the largest job whose temporary file is stored: 1.5 GiB on disk.
+pub const STORED_JOB_POSITIONS: u64 = 1 << 28;
+/// Positions of the largest level whose batches a job that stores its file stores too:
+/// 64 MiB held while it is solved.
+pub const STORED_LEVEL_POSITIONS: u64 = 1 << 24;
 
 /// zstd level of compressed frames (written once, read once).
 const LEVEL: i32 = 1;
@@ -31,11 +35,20 @@ pub(super) enum Packing {
 }
 
 impl Packing {
-    /// The packing of a job of `positions` positions.
+    /// The packing of the temporary file of a job of `positions` positions.
     pub fn for_job(positions: u64) -> Packing {
-        match positions <= STORED_POSITIONS {
+        match positions <= STORED_JOB_POSITIONS {
             true => Packing::Stored,
             false => Packing::Compressed,
+        }
+    }
+
+    /// The packing of the batches of a level of `positions` positions in a job whose file
+    /// is packed as `self`.
+    pub fn for_level(self, positions: u64) -> Packing {
+        match self {
+            Packing::Stored if positions <= STORED_LEVEL_POSITIONS => Packing::Stored,
+            _ => Packing::Compressed,
         }
     }
 
@@ -106,8 +119,18 @@ mod tests {
     }
 
     #[test]
-    fn small_jobs_store_large_ones_compress() {
-        assert_eq!(Packing::for_job(STORED_POSITIONS), Packing::Stored);
-        assert_eq!(Packing::for_job(STORED_POSITIONS + 1), Packing::Compressed);
+    fn small_jobs_and_levels_store_large_ones_compress() {
+        let stored = Packing::for_job(STORED_JOB_POSITIONS);
+        assert_eq!(stored, Packing::Stored);
+        assert_eq!(
+            Packing::for_job(STORED_JOB_POSITIONS + 1),
+            Packing::Compressed
+        );
+        assert_eq!(stored.for_level(STORED_LEVEL_POSITIONS), Packing::Stored);
+        assert_eq!(
+            stored.for_level(STORED_LEVEL_POSITIONS + 1),
+            Packing::Compressed
+        );
+        assert_eq!(Packing::Compressed.for_level(1), Packing::Compressed);
     }
 }

@@ -74,7 +74,8 @@ pub(super) struct Job<'a, R: Rules> {
     pub tb: &'a Tablebase,
     /// The job's number for [`super::capture_memo::resolve`].
     pub memo: u64,
-    /// How the job's solved levels are packed.
+    /// How the job's temporary file is packed (and its levels' batches, where they are
+    /// small enough: [`Packing::for_level`]).
     pub packing: Packing,
 }
 
@@ -204,7 +205,7 @@ impl PackedBatches {
 
     /// The rule result codes of a level that derived them, `values` being its values and
     /// `dtc` its distances to conversion, under a quiet count of `limit` plies: as
-    /// [`solve_level`] would have kept them, packed as `packing` says.
+    /// [`solve_level`] would have kept them in a job packed as `packing` says.
     pub fn derived(
         values: &Level,
         dtc: &PackedBatches,
@@ -221,7 +222,7 @@ impl PackedBatches {
                     .zip(Self::unpack(d))
                     .map(|(&v, d)| derived_code(limit, solved_outcome(v), d))
                     .collect();
-                Self::pack(&codes, packing)
+                Self::pack(&codes, packing.for_level(values.positions()))
             })
             .collect();
         PackedBatches {
@@ -375,6 +376,7 @@ pub(super) fn solve_level<R: Rules>(
         batches.push(start..unit_count);
     }
     let men = job.index[0].material().men();
+    let packing = job.packing.for_level(members.len() as u64 * k);
     let solved = batches
         .par_iter()
         .map_init(Scratch::default, |scratch, batch| {
@@ -391,9 +393,9 @@ pub(super) fn solve_level<R: Rules>(
                     solve_unit(job, &unit, &mut above, derived, scratch, &mut out)?;
                 }
             }
-            let dtc = PackedBatches::pack(&out.dtc, job.packing);
+            let dtc = PackedBatches::pack(&out.dtc, packing);
             let rules =
-                stores_rules(job, derived).then(|| PackedBatches::pack(&out.rules, job.packing));
+                stores_rules(job, derived).then(|| PackedBatches::pack(&out.rules, packing));
             Ok((out.values, rules, dtc, out.counts))
         })
         .collect::<Result<Vec<_>, GenerateError>>()?;
