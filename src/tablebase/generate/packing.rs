@@ -64,14 +64,17 @@ impl Packing {
 /// `raw` as a zstd frame of raw blocks (RFC 8878, 3.1.1): the header, then each block of
 /// at most [`BLOCK_BYTES`] after its 3-byte header (last-block bit, type 0 = raw, size).
 fn stored_frame(raw: &[u8]) -> Vec<u8> {
-    let blocks = raw.len().div_ceil(BLOCK_BYTES).max(1);
-    let mut frame = Vec::with_capacity(13 + 3 * blocks + raw.len());
+    // A frame holds at least one block, if an empty one.
+    let blocks: Vec<&[u8]> = match raw.is_empty() {
+        true => vec![raw],
+        false => raw.chunks(BLOCK_BYTES).collect(),
+    };
+    let mut frame = Vec::with_capacity(13 + 3 * blocks.len() + raw.len());
     frame.extend_from_slice(&MAGIC.to_le_bytes());
     frame.push(DESCRIPTOR);
     frame.extend_from_slice(&(raw.len() as u64).to_le_bytes());
-    for b in 0..blocks {
-        let bytes = &raw[(b * BLOCK_BYTES).min(raw.len())..((b + 1) * BLOCK_BYTES).min(raw.len())];
-        let last = u32::from(b + 1 == blocks);
+    for (b, bytes) in blocks.iter().enumerate() {
+        let last = u32::from(b + 1 == blocks.len());
         let header = last | (bytes.len() as u32) << 3;
         frame.extend_from_slice(&header.to_le_bytes()[..3]);
         frame.extend_from_slice(bytes);
