@@ -368,8 +368,6 @@ fn build_into<R: Rules>(
     dir: &Path,
     temporary: &mut Temporary,
 ) -> Result<Vec<SliceReport>, GenerateError> {
-    let index: Vec<SliceIndex<R>> = job.slices.iter().map(|&m| SliceIndex::new(m)).collect();
-    let total: u64 = index.iter().map(|i| i.size()).sum();
     let rule_set = rule_set_byte(rules);
     let [a, b] = job.key().sides();
     let governing = rules.governing(a, b);
@@ -378,16 +376,8 @@ fn build_into<R: Rules>(
             "rule results with a count through men's sideways steps".into(),
         ));
     }
-    let work = solve::Job {
-        rules: rule_set.map(|_| rules),
-        governing,
-        arrangements: index.iter().map(|i| i.king_arrangements()).collect(),
-        index,
-        placements: Placements::<R>::new(&job.slices),
-        tb,
-        memo: capture_memo::next_job(),
-        packing,
-    };
+    let work = solve::Job::<R>::new(job, tb, rule_set.map(|_| rules), governing, packing);
+    let total: u64 = work.index.iter().map(|i| i.size()).sum();
     let levels = work.placements.levels();
     progress.start(2 * total);
     let packed_path = dir.join(format!("{}.levels.tmp", job.key()));

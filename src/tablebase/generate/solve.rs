@@ -24,6 +24,7 @@
 use super::super::index::{KingArrangements, MoverFrame, SliceIndex};
 use super::super::le_words::le_bytes;
 use super::super::levels::{Above, Level, Member, Placements, prefetch};
+use super::super::material::SliceJob;
 use super::super::outcome::{Outcome, Wdl};
 use super::super::probe::Tablebase;
 use super::super::table::decompress_values;
@@ -79,7 +80,29 @@ pub(super) struct Job<'a, R: Rules> {
     pub packing: Packing,
 }
 
-impl<R: Rules> Job<'_, R> {
+impl<'a, R: Rules> Job<'a, R> {
+    /// What solving `job` needs to know: rule results of `rules` where it builds them,
+    /// `governing` the count of its material, its inputs in `tb`.
+    pub(super) fn new(
+        job: &SliceJob,
+        tb: &'a Tablebase,
+        rules: Option<&'static RuleSet>,
+        governing: Governing,
+        packing: Packing,
+    ) -> Self {
+        let index: Vec<SliceIndex<R>> = job.slices.iter().map(|&m| SliceIndex::new(m)).collect();
+        Job {
+            rules,
+            governing,
+            arrangements: index.iter().map(|i| i.king_arrangements()).collect(),
+            index,
+            placements: Placements::new(&job.slices),
+            tb,
+            memo: super::capture_memo::next_job(),
+            packing,
+        }
+    }
+
     /// The slice the other side's moves are in.
     #[inline(always)]
     pub(super) fn twin(&self, slice: u8) -> u8 {
@@ -1495,18 +1518,8 @@ mod tests {
                 continue;
             }
             let [a, b] = job.key().sides();
-            let index: Vec<SliceIndex<English>> =
-                job.slices.iter().map(|&m| SliceIndex::new(m)).collect();
-            let work = Job {
-                rules: Some(rules),
-                governing: rules.governing(a, b),
-                arrangements: index.iter().map(|i| i.king_arrangements()).collect(),
-                index,
-                placements: Placements::new(&job.slices),
-                tb: &tb,
-                memo: super::super::capture_memo::next_job(),
-                packing: Packing::Compressed,
-            };
+            let governing = rules.governing(a, b);
+            let work = Job::<English>::new(&job, &tb, Some(rules), governing, Packing::Compressed);
             let limit = work.governing.plies();
             assert!(limit.is_some(), "{key}: a quiet count governs it");
             let (mut above, mut above_rules): (Option<Level>, Option<KeptRules>) = (None, None);
