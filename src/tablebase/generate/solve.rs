@@ -10,10 +10,10 @@
 //!    move in the unit takes the best exit.
 //! 2. Then ply by ply, the positions resolved at distance `d` are found by a scan of the
 //!    unit and walk back their predecessors in the unit. A predecessor of a loss is a win in
-//!    `d + 1`; a predecessor of a win loses one count and, when none is left, is lost as
-//!    slowly as its exits allow, unless an exit draws or wins. An exit win in `e` plies makes
-//!    the position a win in `e` if nothing faster is found first. What is never resolved is a
-//!    draw.
+//!    `d + 1`; a predecessor of a win loses one count and, when none is left, is lost in
+//!    `d + 1`, unless an exit draws or wins. The best exit, where it wins or loses in `e`
+//!    plies, is walked back from at ply `e - 1` as if its successor were in the unit (an
+//!    exit loss is one more count). What is never resolved is a draw.
 //!
 //! 3. Then the distance to conversion of its won and lost positions ([`conversions`]): the
 //!    same walk back, through king moves only, from the positions whose next move converts.
@@ -49,8 +49,6 @@ pub(super) const CODE: u16 = 0x3FFF;
 const OPEN: u16 = 0x8000;
 /// An exit draws or wins: the position cannot be lost.
 const CANNOT_LOSE: u16 = 0x1000;
-/// The best exit loses: when the count runs out, the loss is as slow as that exit.
-const EXIT_LOSS: u16 = 0x2000;
 const COUNT: u16 = 0x0FFF;
 
 /// Longest distance a code holds.
@@ -479,8 +477,8 @@ struct Out {
 #[derive(Default)]
 struct Scratch {
     moves: MoveList,
-    /// Exit wins: (distance, position in the unit).
-    seeds: Vec<(u16, usize)>,
+    /// The best exits of open positions that win or lose ([`Exits`]).
+    exits: Exits,
     /// The men of each member of the unit: the side to move's, the other's.
     men: Vec<(u64, u64)>,
     /// For each member, the member holding the same men with the other side to move.
@@ -566,6 +564,20 @@ impl Unit<'_> {
             job.arrangements[slice].as_ref(),
         )
     }
+}
+
+/// Per ply, the open positions of a unit whose best exit leads to a position resolved at
+/// that ply (lost: the exit wins; won: it loses), each as a [`Pred`] of that position: walked
+/// back from at that ply with the unit's own. The order within a ply does not matter.
+type Exits = Vec<Vec<Pred>>;
+
+/// Adds `pred` to `exits` at `ply`.
+fn add_exit(exits: &mut Exits, ply: u16, pred: Pred) {
+    let ply = ply as usize;
+    if exits.len() <= ply {
+        exits.resize_with(ply + 1, Vec::new);
+    }
+    exits[ply].push(pred);
 }
 
 /// What a position's moves give, before anything is known of the unit.
@@ -674,7 +686,7 @@ fn solve_unit<R: Rules>(
     let counts = &mut out.counts;
     let Scratch {
         moves,
-        seeds,
+        exits,
         men,
         twins,
         free,
@@ -725,10 +737,10 @@ fn solve_unit<R: Rules>(
     }
     .next_multiple_of(SPAN);
     let parts = n.div_ceil(part_len);
-    seeds.clear();
+    exits.iter_mut().for_each(Vec::clear);
     let mut most = if parts == 1 {
         let mut pending = Pending::new(summary, 0);
-        classify_part(job, &unit, state, dtc, &mut pending, above, moves, seeds)?;
+        classify_part(job, &unit, state, dtc, &mut pending, above, moves, exits)?;
         pending.most
     } else {
         let classified = state
@@ -738,7 +750,7 @@ fn solve_unit<R: Rules>(
             .enumerate()
             .map(|(p, ((state, dtc), summary))| {
                 let mut pending = Pending::new(summary, p * part_len);
-                let (mut above, mut list, mut seeds) =
+                let (mut above, mut list, mut exits) =
                     (Above::new([above.level()]), MoveList::new(), Vec::new());
                 classify_part(
                     job,
@@ -748,36 +760,35 @@ fn solve_unit<R: Rules>(
                     &mut pending,
                     &mut above,
                     &mut list,
-                    &mut seeds,
+                    &mut exits,
                 )?;
-                Ok((pending.most, seeds))
+                Ok((pending.most, exits))
             })
             .collect::<Result<Vec<_>, GenerateError>>()?;
         let mut most = 0;
-        for (m, s) in classified {
+        for (m, part_exits) in classified {
             most = most.max(m);
-            seeds.extend(s);
+            for (ply, preds) in part_exits.into_iter().enumerate() {
+                for pred in preds {
+                    add_exit(exits, ply as u16, pred);
+                }
+            }
         }
         most
     };
-    seeds.sort_unstable();
     // Per thread, the predecessors it gathers for each part: kept from window to window.
     let mut gathered: Vec<Buckets> = match parts {
         1 => Vec::new(),
         _ => vec![vec![Vec::new(); parts]; threads],
     };
-    let mut next_seed = 0;
     let mut ply: u16 = 0;
-    while ply <= most || next_seed < seeds.len() {
-        while let Some(&(d, i)) = seeds.get(next_seed) {
-            if d != ply {
-                break;
+    while ply <= most || (ply as usize) < exits.len() {
+        if let Some(preds) = exits.get(ply as usize) {
+            let mut pending = Pending::new(summary, 0);
+            for pred in preds {
+                walk_back_to(state, pred.at(), pred.lost(), ply, &mut pending)?;
             }
-            next_seed += 1;
-            if state[i] & OPEN != 0 {
-                state[i] = Outcome::win(ply).code();
-                Pending::new(summary, 0).add(i, ply);
-            }
+            most = most.max(pending.most);
         }
         due.clear();
         due.extend((0..summary.len()).filter(|&s| summary[s] == ply));
@@ -788,28 +799,11 @@ fn solve_unit<R: Rules>(
         }) {
             if parts == 1 {
                 preds.clear();
-                gather(
-                    job,
-                    &unit,
-                    keys,
-                    state,
-                    window,
-                    ply,
-                    std::slice::from_mut(preds),
-                    n,
-                );
+                gather(job, &unit, keys, state, window, ply, |pred| {
+                    preds.push(pred)
+                });
                 let mut pending = Pending::new(summary, 0);
-                walk_back_part(
-                    job,
-                    &unit,
-                    state,
-                    &mut pending,
-                    [&preds[..]],
-                    window,
-                    ply,
-                    above,
-                    moves,
-                )?;
+                walk_back_part(state, &mut pending, [&preds[..]], window, ply)?;
                 most = most.max(pending.most);
                 continue;
             }
@@ -818,7 +812,9 @@ fn solve_unit<R: Rules>(
                 .par_chunks(window.len().div_ceil(threads))
                 .zip(gathered.par_iter_mut())
                 .for_each(|(spans, buckets)| {
-                    gather(job, &unit, keys, state, spans, ply, buckets, part_len)
+                    gather(job, &unit, keys, state, spans, ply, |pred| {
+                        buckets[pred.at() / part_len].push(pred)
+                    })
                 });
             let walked = state
                 .par_chunks_mut(part_len)
@@ -829,19 +825,8 @@ fn solve_unit<R: Rules>(
                     let spans = &window[window.partition_point(|&s| s < first_span)
                         ..window.partition_point(|&s| s < first_span + summary.len())];
                     let mut pending = Pending::new(summary, p * part_len);
-                    let (mut above, mut list) = (Above::new([above.level()]), MoveList::new());
                     let preds = gathered.iter().map(|g| &g[p][..]);
-                    walk_back_part(
-                        job,
-                        &unit,
-                        state,
-                        &mut pending,
-                        preds,
-                        spans,
-                        ply,
-                        &mut above,
-                        &mut list,
-                    )?;
+                    walk_back_part(state, &mut pending, preds, spans, ply)?;
                     Ok(pending.most)
                 })
                 .collect::<Result<Vec<_>, GenerateError>>()?;
@@ -1138,7 +1123,7 @@ fn classify_part<R: Rules>(
     pending: &mut Pending<'_>,
     above: &mut Above<'_, 1>,
     moves: &mut MoveList,
-    seeds: &mut Vec<(u16, usize)>,
+    exits: &mut Exits,
 ) -> Result<(), GenerateError> {
     let k = job.kings() as usize;
     for ((i, cell), d) in (pending.offset..).zip(state.iter_mut()).zip(dtc.iter_mut()) {
@@ -1158,22 +1143,23 @@ fn classify_part<R: Rules>(
                 king_moves,
                 exit,
             } => {
-                if moves > COUNT {
+                // A losing best exit is one more count (see the module docs).
+                let counted = moves + u16::from(exit.is_some_and(|e| e.wdl == Wdl::Loss));
+                if counted > COUNT {
                     return Err(GenerateError::Limit(format!(
-                        "{moves} quiet moves from one position (at most {COUNT})"
+                        "{counted} quiet moves from one position (at most {COUNT})"
                     )));
                 }
                 let exit_win = exit.is_some_and(|e| e.wdl == Wdl::Win);
                 *d = DTC_OPEN | if exit_win { DTC_EXIT_WIN } else { 0 } | king_moves;
+                if let Some(e) = exit.filter(|e| e.wdl != Wdl::Draw) {
+                    // Won or lost in `e.dtw` plies (at least 1): its successor is resolved
+                    // one ply sooner.
+                    add_exit(exits, e.dtw - 1, Pred::new(i, e.wdl == Wdl::Win));
+                }
                 match exit {
-                    None => OPEN | moves,
-                    Some(e) if e.wdl == Wdl::Loss => OPEN | EXIT_LOSS | moves,
-                    Some(e) => {
-                        if e.wdl == Wdl::Win {
-                            seeds.push((e.dtw, i));
-                        }
-                        OPEN | CANNOT_LOSE | moves
-                    }
+                    Some(e) if e.wdl != Wdl::Loss => OPEN | CANNOT_LOSE | counted,
+                    _ => OPEN | counted,
                 }
             }
         };
@@ -1181,9 +1167,8 @@ fn classify_part<R: Rules>(
     Ok(())
 }
 
-/// Appends to `buckets[at / part_len]` the predecessors `at` in the unit of the positions
-/// resolved at `ply` in spans `spans`, with whether that position was lost.
-#[allow(clippy::too_many_arguments)]
+/// Calls `f` with each predecessor in the unit of the positions resolved at `ply` in spans
+/// `spans`, with whether that position was lost.
 fn gather<R: Rules>(
     job: &Job<'_, R>,
     unit: &Unit<'_>,
@@ -1191,8 +1176,7 @@ fn gather<R: Rules>(
     state: &[u16],
     spans: &[usize],
     ply: u16,
-    buckets: &mut [Vec<Pred>],
-    part_len: usize,
+    mut f: impl FnMut(Pred),
 ) {
     let (win, loss) = (Outcome::win(ply).code(), Outcome::loss(ply).code());
     for &span in spans {
@@ -1209,26 +1193,19 @@ fn gather<R: Rules>(
             let i = start + found.trailing_zeros() as usize;
             found &= found - 1;
             let lost = state[i] & CODE == loss;
-            predecessors_in_unit(job, unit, keys, i, |at, _| {
-                buckets[at / part_len].push(Pred::new(at, lost))
-            });
+            predecessors_in_unit(job, unit, keys, i, |at, _| f(Pred::new(at, lost)));
         }
     }
 }
 
 /// Walks back into a part of a unit (`state`, from `pending.offset` on): every predecessor
 /// in `preds` that lies in it, then the summary of the part's `spans` walked from.
-#[allow(clippy::too_many_arguments)]
-fn walk_back_part<'p, R: Rules>(
-    job: &Job<'_, R>,
-    unit: &Unit<'_>,
+fn walk_back_part<'p>(
     state: &mut [u16],
     pending: &mut Pending<'_>,
     preds: impl IntoIterator<Item = &'p [Pred]>,
     spans: &[usize],
     ply: u16,
-    above: &mut Above<'_, 1>,
-    list: &mut MoveList,
 ) -> Result<(), GenerateError> {
     let offset = pending.offset;
     for preds in preds {
@@ -1238,7 +1215,7 @@ fn walk_back_part<'p, R: Rules>(
                 prefetch(&state[ahead.at() - offset]);
             }
             let (at, lost) = (pred.at(), pred.lost());
-            walk_back_to(job, unit, state, at, lost, ply, above, list, pending)?;
+            walk_back_to(state, at, lost, ply, pending)?;
         }
     }
     // What is left pending in each span: codes of distances past this ply.
@@ -1379,20 +1356,16 @@ pub(super) fn predecessors_in_unit<R: Rules>(
     });
 }
 
-/// Updates position `at` of the unit, a predecessor of a position resolved at `ply`: won in
-/// `ply + 1` if that one is `lost`, else one count fewer, and lost when none is left unless an
-/// exit draws or wins.
-#[allow(clippy::too_many_arguments)]
+/// Updates position `at` of the unit (`state`, from `pending.offset` on), a predecessor of
+/// a position resolved at `ply` (or an open position whose losing exit is taken at `ply`):
+/// won in `ply + 1` if that one is `lost`, else one count fewer, and lost in `ply + 1` when
+/// none is left unless an exit draws or wins.
 #[inline(always)]
-fn walk_back_to<R: Rules>(
-    job: &Job<'_, R>,
-    unit: &Unit<'_>,
+fn walk_back_to(
     state: &mut [u16],
     at: usize,
     lost: bool,
     ply: u16,
-    above: &mut Above<'_, 1>,
-    list: &mut MoveList,
     pending: &mut Pending<'_>,
 ) -> Result<(), GenerateError> {
     let cell = &mut state[at - pending.offset];
@@ -1410,32 +1383,9 @@ fn walk_back_to<R: Rules>(
         *cell = v - 1;
         return Ok(());
     }
-    let dtw = match v & EXIT_LOSS {
-        0 => ply + 1,
-        _ => (ply + 1).max(exit_dtw(job, unit, at, above, list)?),
-    };
-    *cell = code_of(Outcome::loss(dtw))?;
-    pending.add(at, dtw);
+    *cell = code_of(Outcome::loss(ply + 1))?;
+    pending.add(at, ply + 1);
     Ok(())
-}
-
-/// The distance of the losing exit of position `at` of the unit (0 if it has none): rare,
-/// so out of [`walk_back_to`]'s way.
-#[cold]
-#[inline(never)]
-fn exit_dtw<R: Rules>(
-    job: &Job<'_, R>,
-    unit: &Unit<'_>,
-    at: usize,
-    above: &mut Above<'_, 1>,
-    list: &mut MoveList,
-) -> Result<u16, GenerateError> {
-    let m = unit.members[at / job.kings() as usize];
-    let pos = unit.frame(job, at).position::<R>();
-    Ok(match classify(job, m.slice, &pos, above, list)? {
-        Class::Open { exit: Some(e), .. } => e.dtw,
-        _ => 0,
-    })
 }
 
 /// Calls `f` with every position (seen from its side to move) from which a quiet move that
