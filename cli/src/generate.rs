@@ -1,5 +1,6 @@
 //! `damka generate`: build tables, print the build plan, or build one slice.
 
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::path::PathBuf;
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
@@ -163,19 +164,19 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
             };
             state.start(j);
             drop(state);
-            let job_reports = pool.install(|| build_one(j));
+            // A panic ends the job too, or the other worker would wait for it for ever.
+            let job_reports = catch_unwind(AssertUnwindSafe(|| pool.install(|| build_one(j))));
             state = schedule.lock().unwrap_or_else(|e| e.into_inner());
-            state.end(j, job_reports.is_ok());
+            state.end(j, matches!(job_reports, Ok(Ok(_))));
             changed.notify_all();
+            let job_reports = job_reports.unwrap_or_else(|panic| resume_unwind(panic));
             built.push(job_reports?);
         }
     };
     let built = std::thread::scope(|s| {
         let other = s.spawn(worker);
         let mine = worker();
-        let other = other
-            .join()
-            .unwrap_or_else(|e| std::panic::resume_unwind(e));
+        let other = other.join().unwrap_or_else(|panic| resume_unwind(panic));
         [mine, other]
     });
     let mut built_jobs = 0;
