@@ -1,8 +1,6 @@
 //! `damka generate`: build tables, print the build plan, or build one slice.
 
-use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::path::PathBuf;
-use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -114,7 +112,9 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
         }
     }
     let estimates: Vec<Estimate> = left.iter().map(|j| estimate::<R>(j)).collect();
-    let own: Vec<u64> = estimates.iter().map(Estimate::own_memory_bytes).collect();
+    // Two jobs run at once where they fit together in what the largest job needs alone, so
+    // that the plan's peak stays the build's.
+    let largest = estimates.iter().map(|e| e.memory_bytes).max().unwrap_or(0);
     let bars = MultiProgress::new();
     if args.quiet {
         bars.set_draw_target(ProgressDrawTarget::hidden());
@@ -143,47 +143,20 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
         }
         Ok(built)
     };
-    // Two jobs run at once (each over all the threads) where they fit together in what the
-    // largest job needs alone, so that the plan's peak stays the build's; as one ends, the
-    // next that can starts beside the other.
-    let schedule = Mutex::new(Schedule::new(&own));
-    let changed = Condvar::new();
-    // Each worker's jobs' reports, a list a job.
-    let worker = || -> Result<Vec<Vec<SliceReport>>, CliError> {
-        let mut built = Vec::new();
-        let mut state = schedule.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            let next = state.next(|j| missing_inputs(&dir, R::VARIANT, left[j]).is_empty());
-            let j = match next {
-                Next::Start(j) => j,
-                Next::Wait => {
-                    state = changed.wait(state).unwrap_or_else(|e| e.into_inner());
-                    continue;
-                }
-                Next::Done => return Ok(built),
-            };
-            state.start(j);
-            drop(state);
-            // A panic ends the job too, or the other worker would wait for it for ever.
-            let job_reports = catch_unwind(AssertUnwindSafe(|| pool.install(|| build_one(j))));
-            state = schedule.lock().unwrap_or_else(|e| e.into_inner());
-            state.end(j, matches!(job_reports, Ok(Ok(_))));
-            changed.notify_all();
-            let job_reports = job_reports.unwrap_or_else(|panic| resume_unwind(panic));
-            built.push(job_reports?);
-        }
-    };
-    let built = std::thread::scope(|s| {
-        let other = s.spawn(worker);
-        let mine = worker();
-        let other = other.join().unwrap_or_else(|panic| resume_unwind(panic));
-        [mine, other]
-    });
+    let mut started = vec![false; left.len()];
     let mut built_jobs = 0;
-    for jobs in built {
-        for job_reports in jobs? {
+    while let Some(first) = started.iter().position(|s| !s) {
+        started[first] = true;
+        let partner = partner(first, &started, &estimates, largest, |j| {
+            missing_inputs(&dir, R::VARIANT, left[j]).is_empty()
+        });
+        if let Some(j) = partner {
+            started[j] = true;
+        }
+        let (a, b) = pool.install(|| rayon::join(|| build_one(first), || partner.map(build_one)));
+        for built in std::iter::once(a).chain(b) {
+            reports.extend(built?);
             built_jobs += 1;
-            reports.extend(job_reports);
         }
     }
     print_out(&summary(
@@ -193,71 +166,21 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
     ))
 }
 
-/// Which jobs of a build have started, and the memory of those running.
-struct Schedule<'a> {
-    /// Each job's own memory ([`Estimate::own_memory_bytes`]).
-    own: &'a [u64],
-    /// The largest of them: jobs run together while theirs add up to no more.
+/// The job to build beside job `first` (both in build order): the first not `started`
+/// after it whose inputs are `built` and whose own memory, added to `first`'s, stays within
+/// `largest`.
+fn partner(
+    first: usize,
+    started: &[bool],
+    estimates: &[Estimate],
     largest: u64,
-    started: Vec<bool>,
-    running: usize,
-    running_own: u64,
-    failed: bool,
-}
-
-/// What a worker does next.
-#[derive(Debug, PartialEq, Eq)]
-enum Next {
-    Start(usize),
-    Wait,
-    Done,
-}
-
-impl<'a> Schedule<'a> {
-    fn new(own: &'a [u64]) -> Self {
-        Schedule {
-            own,
-            largest: own.iter().copied().max().unwrap_or(0),
-            started: vec![false; own.len()],
-            running: 0,
-            running_own: 0,
-            failed: false,
-        }
-    }
-
-    /// The first job in build order not started whose inputs are `built` and whose own
-    /// memory fits beside the running jobs'; with none running, the first not started
-    /// (whose inputs are built unless a job failed: its build says what is missing).
-    /// Nothing more starts once a job failed.
-    fn next(&self, built: impl Fn(usize) -> bool) -> Next {
-        let mut waiting = (0..self.started.len()).filter(|&j| !self.started[j]);
-        if self.failed {
-            return Next::Done;
-        }
-        if self.running == 0 {
-            return waiting.next().map_or(Next::Done, Next::Start);
-        }
-        let mut any = false;
-        for j in waiting {
-            any = true;
-            if self.running_own + self.own[j] <= self.largest && built(j) {
-                return Next::Start(j);
-            }
-        }
-        if any { Next::Wait } else { Next::Done }
-    }
-
-    fn start(&mut self, j: usize) {
-        self.started[j] = true;
-        self.running += 1;
-        self.running_own += self.own[j];
-    }
-
-    fn end(&mut self, j: usize, ok: bool) {
-        self.running -= 1;
-        self.running_own -= self.own[j];
-        self.failed |= !ok;
-    }
+    built: impl Fn(usize) -> bool,
+) -> Option<usize> {
+    (first + 1..started.len()).find(|&j| {
+        !started[j]
+            && estimates[first].memory_bytes + estimates[j].own_memory_bytes() <= largest
+            && built(j)
+    })
 }
 
 /// Honours [`FAIL_SLICE_VAR`] (a test hook).
@@ -398,36 +321,35 @@ fn summary(reports: &[SliceReport], jobs: usize, seconds: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use damka::rules::English;
 
-    /// A job starts beside the running ones when it is the first not started whose inputs
-    /// are built and whose own memory fits beside theirs within the largest job's; with none
-    /// running, the first not started; nothing after a failure or once all have started.
+    /// A partner is the first later job not started whose inputs are built and whose own
+    /// memory fits beside the first job's within the limit.
     #[test]
-    fn the_next_job_is_built_and_fits_beside() {
-        // The jobs' own memory: the largest, 10, bounds what runs together.
-        let own = [4, 6, 7, 10, 3];
-        let mut s = Schedule::new(&own);
-        assert_eq!(s.next(|_| false), Next::Start(0));
-        s.start(0);
-        // Beside job 0 (4): job 1 (6) fits exactly, job 2 (7) and 3 (10) do not.
-        assert_eq!(s.next(|_| true), Next::Start(1));
-        assert_eq!(s.next(|j| j == 4), Next::Start(4));
-        assert_eq!(s.next(|j| j == 2 || j == 3), Next::Wait);
-        assert_eq!(s.next(|_| false), Next::Wait);
-        s.start(1);
-        // 4 + 6 running: job 4 (3) is a byte too many.
-        assert_eq!(s.next(|_| true), Next::Wait);
-        s.end(0, true);
-        assert_eq!(s.next(|_| true), Next::Start(4));
-        s.start(4);
-        s.end(4, true);
-        s.end(1, true);
-        assert_eq!(s.next(|_| false), Next::Start(2));
-        s.start(2);
-        s.end(2, false);
-        assert_eq!(s.next(|_| true), Next::Done);
-        let mut s = Schedule::new(&own[..1]);
-        s.start(0);
-        assert_eq!(s.next(|_| true), Next::Done);
+    fn a_partner_is_built_and_fits_beside() {
+        let jobs = plan(5, English::MEN);
+        let estimates: Vec<Estimate> = jobs.iter().map(estimate::<English>).collect();
+        let largest = estimates.iter().map(|e| e.memory_bytes).max().unwrap();
+        let mut started = vec![false; jobs.len()];
+        started[0] = true;
+        assert_eq!(partner(0, &started, &estimates, largest, |_| true), Some(1));
+        started[1] = true;
+        assert_eq!(partner(0, &started, &estimates, largest, |_| true), Some(2));
+        assert_eq!(
+            partner(0, &started, &estimates, largest, |j| j == 7),
+            Some(7)
+        );
+        assert_eq!(partner(0, &started, &estimates, largest, |_| false), None);
+        // Exactly room for the next job's own memory, then a byte less.
+        let fits = estimates[0].memory_bytes + estimates[2].own_memory_bytes();
+        assert!(estimates[2].own_memory_bytes() > 0);
+        assert_eq!(partner(0, &started, &estimates, fits, |j| j == 2), Some(2));
+        assert_eq!(partner(0, &started, &estimates, fits - 1, |j| j == 2), None);
+        // The last job has none after it.
+        let last = jobs.len() - 1;
+        assert_eq!(
+            partner(last, &started, &estimates, u64::MAX, |_| true),
+            None
+        );
     }
 }

@@ -363,16 +363,7 @@ impl Tablebase {
         }
         let (material, i) =
             slice_index::<R>(frame).ok_or_else(|| ProbeError::NotCovered(MAN_OFF_DOMAIN.into()))?;
-        // An open table without its `Arc` counted up and down: the generator asks this for
-        // each capture and crowning of a unit walked for its rule results, on every thread.
-        let opened;
-        let table = match self.open_table(R::VARIANT, material, FileKind::Rules) {
-            Some(table) => table,
-            None => {
-                opened = self.table(R::VARIANT, material, FileKind::Rules)?;
-                &*opened
-            }
-        };
+        let table = self.table(R::VARIANT, material, FileKind::Rules)?;
         let read = || self.value(R::VARIANT, material, FileKind::Rules, i);
         match table.header().rule_value(read)? {
             RuleValue::Code(code) => Ok(RuleResult::from_code(code)),

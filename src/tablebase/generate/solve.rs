@@ -781,8 +781,13 @@ fn solve_unit<R: Rules>(
         1 => Vec::new(),
         _ => vec![vec![Vec::new(); parts]; threads],
     };
+    // The plies past this unit's last exit hold none (the lists are kept from unit to unit).
+    let exit_plies = exits
+        .iter()
+        .rposition(|e| !e.is_empty())
+        .map_or(0, |p| p + 1);
     let mut ply: u16 = 0;
-    while ply <= most || (ply as usize) < exits.len() {
+    while ply <= most || (ply as usize) < exit_plies {
         if let Some(preds) = exits.get(ply as usize) {
             let mut pending = Pending::new(summary, 0);
             for pred in preds {
