@@ -117,19 +117,19 @@ pub fn estimate<R: Rules>(job: &SliceJob) -> Estimate {
     // build finds that out: a job with men is counted as walking (English 2212+1222 does:
     // its inputs hold cursed wins); a job of kings only under a quiet count as deriving (its
     // inputs are kings only too, and every such job of English up to 7 pieces derives; one
-    // that walks needs 18 bytes a position more). The units being solved (a placement and
+    // that walks needs 14 bytes a position more). The units being solved (a placement and
     // its twin each; kings only: the whole slice pair) hold their distances to conversion
     // and rule results uncompressed, 4 bytes a position (a level that derives its rule
-    // results holds none: counted all the same), the rule walk's scratch (moves left,
-    // exits' distances, the positions resolved at each ply: 18 bytes more) and, with men,
-    // the positions whose best exit wins or loses (8 bytes each); counted here in values of
-    // 2 bytes.
+    // results holds none: counted all the same), the rule walk's scratch (moves left, the
+    // positions whose best exit wins or loses and those resolved at each ply: 14 bytes
+    // more) and, with men, the positions whose best exit wins or loses (8 bytes each);
+    // counted here in values of 2 bytes.
     let rule_set = RuleSet::default_for(R::VARIANT);
     let [a, b] = job.key().sides();
     let reads_rules = rule_set_byte(rule_set).is_some()
         && (job.key().men() > 0 || !matches!(rule_set.governing(a, b), Governing::Quiet(Some(_))));
     let exits = if job.key().men() > 0 { 4 } else { 0 };
-    let unit_values = if reads_rules { 11 } else { 2 } + exits;
+    let unit_values = if reads_rules { 9 } else { 2 } + exits;
     let kings = placements.kings_per_placement();
     // The level above's rule results are kept decompressed where a batch holds many units;
     // where they are packed, the frames a unit's men's steps read are kept unpacked.

@@ -10,7 +10,8 @@ use super::super::rule_result::{Moves, RuleCategory, RuleResult};
 use super::super::two_counts::next_layer;
 use super::GenerateError;
 use super::solve::{
-    CODE, Job, PREFETCH_AHEAD, Pred, RulesAbove, Unit, king_successor_in_unit, predecessors_in_unit,
+    CODE, Exits, Job, PREFETCH_AHEAD, Pred, RulesAbove, Unit, add_exit, king_successor_in_unit,
+    predecessors_in_unit,
 };
 use crate::rules::{
     Geometry, Governing, MoveList, Position, Rules, generate, generate_counting_king_quiets,
@@ -23,21 +24,19 @@ const RULE_WINDOW: usize = 4096;
 
 /// Marks a position whose rule result is not known yet.
 const UNSET: u16 = u16::MAX;
-/// No exit wins (in [`RuleScratch::exit_win`]) or some exit cannot lose (in
-/// [`RuleScratch::exit_loss`]).
-const NONE: u16 = u16::MAX;
+/// Set in [`RuleScratch::open`] where an exit wins or does not lose: the position is not
+/// lost when its count runs out.
+const CANNOT_LOSE: u16 = 0x8000;
 
 /// Buffers a thread reuses from unit to unit.
 #[derive(Default)]
 pub(super) struct RuleScratch {
-    /// Per position, moves in the unit whose successor is not yet a known win.
+    /// Per position, its moves in the unit whose successor is not yet known to be won, and
+    /// one more when every exit loses (with [`CANNOT_LOSE`]).
     open: Vec<u16>,
-    /// Per position, the fewest plies an exit wins in.
-    exit_win: Vec<u16>,
-    /// Per position, the most plies an exit loses in ([`NONE`]: an exit does not lose).
-    exit_loss: Vec<u16>,
-    /// Exit wins, (plies, position), sorted.
-    seeds: Vec<(u16, u32)>,
+    /// Per ply, the positions whose best exit wins or loses one ply later, walked back
+    /// from at that ply as if the exit's successor were in the unit ([`Exits`]).
+    exits: Exits,
     /// Per ply, the positions resolved with it, to walk back from.
     resolved: Vec<Vec<u32>>,
     /// The predecessors of a window of resolved positions, gathered before they are walked
@@ -56,7 +55,7 @@ pub(super) struct RuleScratch {
 }
 
 /// What the moves out of the unit give a position, and its moves in the unit.
-struct Exits {
+struct UnitMoves {
     inside: u16,
     out: Moves,
 }
@@ -70,14 +69,14 @@ fn exits<R: Rules>(
     pos: &Position<R>,
     above: &mut RulesAbove<'_>,
     (list, kings_listed): (&mut MoveList, bool),
-) -> Result<Exits, GenerateError> {
+) -> Result<UnitMoves, GenerateError> {
     let rules = job
         .rules
         .expect("exits are asked only of a job with rule results");
     let before = MoverFrame::of(pos).material().sides();
     let carried = |after| rules.carries(before, after, true);
     let limit = job.governing.plies();
-    let mut e = Exits {
+    let mut e = UnitMoves {
         inside: 0,
         out: Moves::default(),
     };
@@ -174,8 +173,10 @@ fn resolve(s: &mut RuleScratch, rules: &mut [u16], i: usize, r: RuleResult) {
 /// Fills `rules` with the rule result code of every position of the unit, `state` holding
 /// their plain values: exits are classified once; then ply by ply, up to the count, the
 /// positions resolved at that ply walk back their predecessors in the unit (a predecessor
-/// of a loss wins one ply later; one of a win loses when none of its moves is left, as
-/// slowly as its exits allow, unless an exit wins or does not lose).
+/// of a loss wins one ply later; one of a win loses when none of its moves is left, unless
+/// an exit wins or does not lose). A position's best exit, where it wins or loses in `e`
+/// plies, is walked back from at ply `e - 1` as if its successor were in the unit: a win
+/// resolves it, a loss is one more move counted (as in the plain solve).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn unit_rules<R: Rules>(
     job: &Job<'_, R>,
@@ -202,11 +203,7 @@ pub(super) fn unit_rules<R: Rules>(
     let plain = |i: usize| plain_wdl(state, i);
     s.open.clear();
     s.open.resize(n, 0);
-    s.exit_win.clear();
-    s.exit_win.resize(n, NONE);
-    s.exit_loss.clear();
-    s.exit_loss.resize(n, NONE);
-    s.seeds.clear();
+    s.exits.iter_mut().for_each(Vec::clear);
     s.resolved.iter_mut().for_each(Vec::clear);
     for i in 0..n {
         // A plain draw is a draw under the rules (they only add draws), and its
@@ -226,39 +223,48 @@ pub(super) fn unit_rules<R: Rules>(
             }
             continue;
         }
+        if e.inside >= CANNOT_LOSE - 1 {
+            return Err(GenerateError::Limit(format!(
+                "{} quiet moves from one position (at most {})",
+                e.inside,
+                CANNOT_LOSE - 2
+            )));
+        }
         rules[i] = UNSET;
-        s.open[i] = e.inside;
-        if let Some(w) = e.out.win() {
-            s.exit_win[i] = w;
-            s.seeds.push((w, i as u32));
-        }
-        s.exit_loss[i] = e.out.loss().unwrap_or(NONE);
+        // Exits win or lose in at least one ply; a loss of 0 plies is no exit at all.
+        s.open[i] = match (e.out.win(), e.out.loss()) {
+            (Some(w), _) => {
+                add_exit(&mut s.exits, w - 1, Pred::new(i, true));
+                e.inside | CANNOT_LOSE
+            }
+            (None, Some(0)) => e.inside,
+            (None, Some(l)) => {
+                add_exit(&mut s.exits, l - 1, Pred::new(i, false));
+                e.inside + 1
+            }
+            (None, None) => e.inside | CANNOT_LOSE,
+        };
     }
-    s.seeds.sort_unstable();
     let limit = job.governing.plies();
-    let within = |p: u32| limit.is_none_or(|l| p <= l);
-    let mut next_seed = 0;
     let mut ply = 0usize;
-    while ply < s.resolved.len() || next_seed < s.seeds.len() {
-        while let Some(&(p, i)) = s.seeds.get(next_seed) {
-            if p as usize != ply {
-                break;
-            }
-            next_seed += 1;
-            if rules[i as usize] == UNSET {
-                resolve(s, rules, i as usize, RuleResult::win(p));
-            }
-        }
-        let after = ply as u32 + 1;
-        if ply >= s.resolved.len() || !within(after) {
-            ply += 1;
-            continue;
-        }
-        let after = u16::try_from(after)
+    // Exits win or lose within the count: past it, nothing is walked.
+    while (ply < s.resolved.len() || ply < s.exits.len()) && limit.is_none_or(|l| (ply as u32) < l)
+    {
+        let after = u16::try_from(ply + 1)
             .ok()
             .filter(|&a| a < (UNSET - 4) / 2)
             .ok_or_else(|| GenerateError::Limit("rule distances past 32765 plies".into()))?;
-        let now = std::mem::take(&mut s.resolved[ply]);
+        if let Some(exits) = s.exits.get_mut(ply) {
+            let exits = std::mem::take(exits);
+            for &pred in &exits {
+                walk_back_rule(s, rules, pred, after);
+            }
+            s.exits[ply] = exits;
+        }
+        let Some(now) = s.resolved.get_mut(ply).map(std::mem::take) else {
+            ply += 1;
+            continue;
+        };
         let mut preds = std::mem::take(&mut s.preds);
         // Walking back to a predecessor changes no position resolved at this ply, so the
         // predecessors of a window of them can be gathered first, then walked to in order.
@@ -270,25 +276,11 @@ pub(super) fn unit_rules<R: Rules>(
                     preds.push(Pred::new(at, lost))
                 });
             }
-            for (n, pred) in preds.iter().enumerate() {
+            for (n, &pred) in preds.iter().enumerate() {
                 if let Some(ahead) = preds.get(n + PREFETCH_AHEAD) {
                     prefetch(&rules[ahead.at()]);
                 }
-                let at = pred.at();
-                if rules[at] != UNSET {
-                    continue;
-                }
-                if pred.lost() {
-                    resolve(s, rules, at, RuleResult::win(after));
-                    continue;
-                }
-                s.open[at] -= 1;
-                if s.open[at] == 0 && s.exit_win[at] == NONE && s.exit_loss[at] != NONE {
-                    let p = after.max(s.exit_loss[at]);
-                    if within(p.into()) {
-                        resolve(s, rules, at, RuleResult::loss(p));
-                    }
-                }
+                walk_back_rule(s, rules, pred, after);
             }
         }
         s.preds = preds;
@@ -301,6 +293,25 @@ pub(super) fn unit_rules<R: Rules>(
         }
     }
     Ok(())
+}
+
+/// Walks back to `pred` in [`unit_rules`], from a position resolved `after - 1` plies from
+/// the end (or an exit's successor): a win in `after` if that one is lost, else one move
+/// fewer left, and a loss in `after` when none is.
+#[inline(always)]
+fn walk_back_rule(s: &mut RuleScratch, rules: &mut [u16], pred: Pred, after: u16) {
+    let at = pred.at();
+    if rules[at] != UNSET {
+        return;
+    }
+    if pred.lost() {
+        resolve(s, rules, at, RuleResult::win(after));
+        return;
+    }
+    s.open[at] -= 1;
+    if s.open[at] == 0 {
+        resolve(s, rules, at, RuleResult::loss(after));
+    }
 }
 
 /// [`unit_rules`] where a material count runs beside the quiet count ([`Governing::Both`],

@@ -569,10 +569,10 @@ impl Unit<'_> {
 /// Per ply, the open positions of a unit whose best exit leads to a position resolved at
 /// that ply (lost: the exit wins; won: it loses), each as a [`Pred`] of that position: walked
 /// back from at that ply with the unit's own. The order within a ply does not matter.
-type Exits = Vec<Vec<Pred>>;
+pub(super) type Exits = Vec<Vec<Pred>>;
 
 /// Adds `pred` to `exits` at `ply`.
-fn add_exit(exits: &mut Exits, ply: u16, pred: Pred) {
+pub(super) fn add_exit(exits: &mut Exits, ply: u16, pred: Pred) {
     let ply = ply as usize;
     if exits.len() <= ply {
         exits.resize_with(ply + 1, Vec::new);
