@@ -122,14 +122,25 @@ pub fn estimate<R: Rules>(job: &SliceJob) -> Estimate {
     // and rule results uncompressed, 4 bytes a position (a level that derives its rule
     // results holds none: counted all the same), the rule walk's scratch (moves left, the
     // positions whose best exit wins or loses and those resolved at each ply: 14 bytes
-    // more) and, with men, the positions whose best exit wins or loses (8 bytes each);
-    // counted here in values of 2 bytes.
+    // more; where two counts run, what the exits give, two layers and the successors of
+    // the king moves instead) and, with men, the positions whose best exit wins or loses
+    // (8 bytes each); counted here in values of 2 bytes.
     let rule_set = RuleSet::default_for(R::VARIANT);
     let [a, b] = job.key().sides();
     let reads_rules = rule_set_byte(rule_set).is_some()
         && (job.key().men() > 0 || !matches!(rule_set.governing(a, b), Governing::Quiet(Some(_))));
     let exits = if job.key().men() > 0 { 4 } else { 0 };
-    let unit_values = if reads_rules { 9 } else { 2 } + exits;
+    // Where two counts run, the walk lists the successors of each position's king moves:
+    // counted as four a king, more than twice the most a unit of Russian 1302+0213 (three
+    // kings) lists, so that the two units two threads walk at once are covered.
+    let walk_values = match rule_set.governing(a, b) {
+        Governing::Both { .. } => {
+            let kings = job.key().mover_kings.max(job.key().other_kings);
+            rules::layered_bytes_per_position(kings.into()).div_ceil(2)
+        }
+        _ => 7,
+    };
+    let unit_values = if reads_rules { 2 + walk_values } else { 2 } + exits;
     let kings = placements.kings_per_placement();
     // The level above's rule results are kept decompressed where a batch holds many units;
     // where they are packed, the frames a unit's men's steps read are kept unpacked.
