@@ -127,13 +127,14 @@ pub fn estimate<R: Rules>(job: &SliceJob) -> Estimate {
     // (8 bytes each); counted here in values of 2 bytes.
     let rule_set = RuleSet::default_for(R::VARIANT);
     let [a, b] = job.key().sides();
+    let governing = rule_set.governing(a, b);
     let reads_rules = rule_set_byte(rule_set).is_some()
-        && (job.key().men() > 0 || !matches!(rule_set.governing(a, b), Governing::Quiet(Some(_))));
+        && (job.key().men() > 0 || !matches!(governing, Governing::Quiet(Some(_))));
     let exits = if job.key().men() > 0 { 4 } else { 0 };
     // Where two counts run, the walk lists the successors of each position's king moves:
     // counted as four a king, more than twice the most a unit of Russian 1302+0213 (three
     // kings) lists, so that the two units two threads walk at once are covered.
-    let walk_values = match rule_set.governing(a, b) {
+    let walk_values = match governing {
         Governing::Both { .. } => {
             let kings = job.key().mover_kings.max(job.key().other_kings);
             rules::layered_bytes_per_position(kings.into()).div_ceil(2)

@@ -248,8 +248,7 @@ pub(super) fn unit_rules<R: Rules>(
     let limit = job.governing.plies();
     let mut ply = 0usize;
     // Exits win or lose within the count: past it, nothing is walked.
-    while (ply < s.resolved.len() || ply < s.exits.len()) && limit.is_none_or(|l| (ply as u32) < l)
-    {
+    while ply < s.resolved.len().max(s.exits.len()) && limit.is_none_or(|l| (ply as u32) < l) {
         let after = u16::try_from(ply + 1)
             .ok()
             .filter(|&a| a < (UNSET - 4) / 2)
