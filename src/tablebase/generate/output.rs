@@ -69,6 +69,25 @@ pub(super) struct Packed {
     packing: Packing,
 }
 
+/// The runs of values the frames of a packed stream of `blocks` hold, in order: about
+/// [`PACK_FRAME`] bytes each, from at most [`FRAME_BLOCKS`] blocks, a block longer than a
+/// frame (kings only: the whole slice) cut. A stored frame's window is the whole frame, and
+/// zstd reads a stream through windows of at most 128 MiB.
+fn frame_runs<'a>(blocks: impl Iterator<Item = &'a [u16]>) -> impl Iterator<Item = Vec<&'a [u16]>> {
+    let mut pieces = blocks.flat_map(|b| b.chunks(PACK_FRAME / 2));
+    std::iter::from_fn(move || {
+        let (mut frame, mut bytes) = (Vec::new(), 0);
+        for piece in pieces.by_ref() {
+            frame.push(piece);
+            bytes += 2 * piece.len();
+            if bytes >= PACK_FRAME || frame.len() == FRAME_BLOCKS {
+                break;
+            }
+        }
+        (!frame.is_empty()).then_some(frame)
+    })
+}
+
 impl Packed {
     /// A new, empty temporary file at `path` for `levels` levels, under a quiet count of
     /// `limit` plies (if one governs the job), its frames packed as `packing` says.
@@ -110,19 +129,12 @@ impl Packed {
         for slice in 0..slices {
             let start = self.end;
             let mut frames: Vec<Vec<&[u16]>> = Vec::with_capacity(in_flight);
-            let (mut frame, mut bytes) = (Vec::new(), 0);
-            for block in level.slice_values(slice as u8) {
-                frame.push(block);
-                bytes += 2 * block.len();
-                if bytes >= PACK_FRAME || frame.len() == FRAME_BLOCKS {
-                    frames.push(std::mem::take(&mut frame));
-                    bytes = 0;
-                    if frames.len() == in_flight {
-                        self.write_frames(&mut frames)?;
-                    }
+            for frame in frame_runs(level.slice_values(slice as u8)) {
+                frames.push(frame);
+                if frames.len() == in_flight {
+                    self.write_frames(&mut frames)?;
                 }
             }
-            frames.push(frame);
             self.write_frames(&mut frames)?;
             self.streams[n][stream as usize][slice] = (start, self.end);
         }
@@ -662,6 +674,34 @@ mod tests {
     use crate::tablebase::format::unpack;
     use crate::tablebase::table::TableFile;
     use crate::tablebase::{Material, Silent, SliceIndex, Tablebase, build_job, plan};
+
+    /// A packed stream's frames stay far under zstd's streaming window however long a block
+    /// is (Turkish 0302, five kings, is one block of 152 MB: read back through one frame, it
+    /// failed), and hold the blocks' values in order.
+    #[test]
+    fn frames_are_bounded_and_hold_the_values_in_order() {
+        let long: Vec<u16> = (0..3 * PACK_FRAME / 2 + 5).map(|v| v as u16).collect();
+        let small = [7u16; 3];
+        let blocks = [&small[..], &long[..], &[], &small[..]];
+        let runs: Vec<Vec<&[u16]>> = frame_runs(blocks.into_iter()).collect();
+        let bytes: Vec<usize> = runs
+            .iter()
+            .map(|r| r.iter().map(|p| 2 * p.len()).sum())
+            .collect();
+        assert_eq!(bytes, [6 + PACK_FRAME, PACK_FRAME, PACK_FRAME, 10 + 6]);
+        let values: Vec<u16> = runs
+            .iter()
+            .flatten()
+            .flat_map(|p| p.iter().copied())
+            .collect();
+        assert_eq!(values, blocks.concat());
+        let ones = vec![[1u16]; 2 * FRAME_BLOCKS + 1];
+        let runs: Vec<usize> = frame_runs(ones.iter().map(|b| &b[..]))
+            .map(|r| r.len())
+            .collect();
+        assert_eq!(runs, [FRAME_BLOCKS, FRAME_BLOCKS, 1]);
+        assert_eq!(frame_runs(std::iter::empty()).count(), 0);
+    }
 
     /// Builds `R`'s tables up to 4 pieces (of the 4-piece slices only those `four` keeps)
     /// into a fresh directory, job by job, recording the values each job hands to the
