@@ -193,10 +193,11 @@ fn generate_plan_gives_memory_and_one_core_time() {
         "--plan",
     ]));
     let lines: Vec<&str> = out.lines().collect();
-    // 0101: 992 positions, 2 bytes each and a block of 16, 1 GiB of cache and 320 MiB.
+    // 0101: 992 positions, 2 bytes each and a block of 16, 1 GiB of cache, 32 MiB of kept
+    // predecessors and 320 MiB.
     assert_eq!(
         lines[0],
-        "0101 pieces 2 positions 992 memory 1.31 GiB one-core 0.0 s inputs -"
+        "0101 pieces 2 positions 992 memory 1.34 GiB one-core 0.0 s inputs -"
     );
     assert_eq!(lines.len(), plan(3, English::MEN).len() + 1);
     assert!(
@@ -212,11 +213,11 @@ fn generate_plan_gives_memory_and_one_core_time() {
         "--plan",
     ]));
     assert!(big.contains(
-        "2213+1322 pieces 8 positions 25138058400 memory 12.84 GiB one-core 4.7 h inputs"
+        "2213+1322 pieces 8 positions 25138058400 memory 12.87 GiB one-core 4.7 h inputs"
     ));
     assert!(big.ends_with(
         "total jobs 210 positions 486933853135 core-hours 90.4; largest 2312+1223 memory \
-         12.84 GiB one-core 4.7 h\n"
+         12.87 GiB one-core 4.7 h\n"
     ));
 }
 

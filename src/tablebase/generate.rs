@@ -10,6 +10,7 @@
 //! two levels at a time, two bytes a position, not its slices.
 
 mod capture_memo;
+mod known_preds;
 mod output;
 mod packing;
 mod rules;
@@ -30,6 +31,7 @@ use super::table::TableFile;
 use crate::Variant;
 use crate::rules::{Geometry, Governing, RuleSet, Rules};
 
+use known_preds::KEPT_BYTES;
 use output::Stream;
 pub use output::{DTW_BLOCK, WDL_BLOCK};
 use packing::Packing;
@@ -66,7 +68,8 @@ pub struct Estimate {
     /// Indices of the job's slices.
     pub positions: u64,
     /// Peak memory, bytes: the largest level being solved with the level above it (or with
-    /// its own distances to conversion, as it is packed), a full input cache and the base.
+    /// its own distances to conversion, as it is packed), a full input cache, the
+    /// predecessors the threads keep and the base.
     pub memory_bytes: u64,
     /// Seconds on one core.
     pub core_seconds: f64,
@@ -74,10 +77,11 @@ pub struct Estimate {
 
 impl Estimate {
     /// The peak memory of the job itself, beside what the jobs of one build share (the input
-    /// cache and the base): what a second job run at the same time adds.
+    /// cache, the kept predecessors and the base): what a second job run at the same time
+    /// adds.
     pub fn own_memory_bytes(&self) -> u64 {
         self.memory_bytes
-            .saturating_sub(BUILD_CACHE_BYTES as u64 + BUILD_BASE_BYTES)
+            .saturating_sub(BUILD_CACHE_BYTES as u64 + BUILD_BASE_BYTES + KEPT_BYTES)
     }
 }
 
@@ -186,7 +190,7 @@ pub fn estimate<R: Rules>(job: &SliceJob) -> Estimate {
         .unwrap_or(0);
     Estimate {
         positions,
-        memory_bytes: peak + BUILD_CACHE_BYTES as u64 + BUILD_BASE_BYTES,
+        memory_bytes: peak + BUILD_CACHE_BYTES as u64 + BUILD_BASE_BYTES + KEPT_BYTES,
         core_seconds: positions as f64 / positions_per_core_second::<R>(job),
     }
 }

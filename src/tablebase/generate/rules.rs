@@ -10,8 +10,8 @@ use super::super::rule_result::{Moves, RuleCategory, RuleResult};
 use super::super::two_counts::next_layer;
 use super::GenerateError;
 use super::solve::{
-    CODE, Exits, Job, PREFETCH_AHEAD, Pred, RulesAbove, Unit, add_exit, king_successor_in_unit,
-    predecessors_in_unit,
+    CODE, Exits, Job, PREFETCH_AHEAD, Pred, RulesAbove, Unit, Walk, add_exit,
+    king_successor_in_unit, known_predecessors,
 };
 use crate::rules::{
     Geometry, Governing, MoveList, Position, Rules, generate, generate_counting_king_quiets,
@@ -180,8 +180,7 @@ fn resolve(s: &mut RuleScratch, rules: &mut [u16], i: usize, r: RuleResult) {
 #[allow(clippy::too_many_arguments)]
 pub(super) fn unit_rules<R: Rules>(
     job: &Job<'_, R>,
-    unit: &Unit<'_>,
-    keys: &[u64],
+    walk: Walk<'_>,
     state: &[u16],
     rules: &mut [u16],
     above: &mut RulesAbove<'_>,
@@ -195,6 +194,7 @@ pub(super) fn unit_rules<R: Rules>(
             state.len()
         )));
     }
+    let unit = walk.0;
     if matches!(job.governing, Governing::Both { .. }) {
         return unit_rules_layered(job, unit, state, rules, above, list, s);
     }
@@ -271,7 +271,7 @@ pub(super) fn unit_rules<R: Rules>(
             preds.clear();
             for &c in window {
                 let lost = RuleResult::from_code(rules[c as usize]).category == RuleCategory::Loss;
-                predecessors_in_unit(job, unit, keys, c as usize, |at, _| {
+                known_predecessors(job, walk, c as usize, |at, _| {
                     preds.push(Pred::new(at, lost))
                 });
             }

@@ -17,6 +17,8 @@
 //!
 //! 3. Then the distance to conversion of its won and lost positions ([`conversions`]): the
 //!    same walk back, through king moves only, from the positions whose next move converts.
+//!    It and the rule walk ([`unit_rules`]) read the predecessors step 2 found where a
+//!    thread keeps them ([`KnownPreds`]).
 //!
 //! Each value depends only on the unit and the levels and slices it reads, so the tables are
 //! the same whatever the number of threads.
@@ -29,6 +31,7 @@ use super::super::outcome::{Outcome, Wdl};
 use super::super::probe::Tablebase;
 use super::super::table::decompress_values;
 use super::GenerateError;
+use super::known_preds::KnownPreds;
 use super::packing::Packing;
 use super::rules::{RuleScratch, closed_rule, derived_code, derived_rule, unit_rules};
 use crate::rules::{
@@ -495,6 +498,8 @@ struct Scratch {
     /// walked back ([`NOTHING_PENDING`] for none): first for the values, then for the
     /// distances to conversion.
     summary: Vec<u16>,
+    /// The predecessors the solve's walk found, for the walks after it.
+    known: KnownPreds,
     rules: RuleScratch,
 }
 
@@ -694,6 +699,7 @@ fn solve_unit<R: Rules>(
         preds,
         due,
         summary,
+        known,
         rules: rule_scratch,
     } = scratch;
     men.clear();
@@ -737,6 +743,7 @@ fn solve_unit<R: Rules>(
     }
     .next_multiple_of(SPAN);
     let parts = n.div_ceil(part_len);
+    known.start_unit(n, parts == 1, threads);
     exits.iter_mut().for_each(Vec::clear);
     let mut most = if parts == 1 {
         let mut pending = Pending::new(summary, 0);
@@ -804,7 +811,7 @@ fn solve_unit<R: Rules>(
         }) {
             if parts == 1 {
                 preds.clear();
-                gather(job, &unit, keys, state, window, ply, |pred| {
+                gather(job, &unit, keys, state, window, ply, Some(known), |pred| {
                     preds.push(pred)
                 });
                 let mut pending = Pending::new(summary, 0);
@@ -817,7 +824,7 @@ fn solve_unit<R: Rules>(
                 .par_chunks(window.len().div_ceil(threads))
                 .zip(gathered.par_iter_mut())
                 .for_each(|(spans, buckets)| {
-                    gather(job, &unit, keys, state, spans, ply, |pred| {
+                    gather(job, &unit, keys, state, spans, ply, None, |pred| {
                         buckets[pred.at() / part_len].push(pred)
                     })
                 });
@@ -846,18 +853,10 @@ fn solve_unit<R: Rules>(
             *cell = Outcome::DRAW.code();
         }
     }
-    conversions(job, &unit, keys, state, dtc, summary, preds, due, part_len)?;
+    let walk = (&unit, &keys[..], &*known);
+    conversions(job, walk, state, dtc, summary, preds, due, part_len)?;
     if stores {
-        unit_rules(
-            job,
-            &unit,
-            keys,
-            state,
-            rules,
-            above_rules,
-            moves,
-            rule_scratch,
-        )?;
+        unit_rules(job, walk, state, rules, above_rules, moves, rule_scratch)?;
     }
     for (i, (&cell, &d)) in state.iter().zip(dtc.iter()).enumerate() {
         let slice = unit.members[i / k as usize].slice as usize;
@@ -892,8 +891,7 @@ pub(super) fn solved_outcome(v: u16) -> Outcome {
 #[allow(clippy::too_many_arguments)]
 fn conversions<R: Rules>(
     job: &Job<'_, R>,
-    unit: &Unit<'_>,
-    keys: &[u64],
+    walk: Walk<'_>,
     state: &[u16],
     dtc: &mut [u16],
     summary: &mut Vec<u16>,
@@ -920,7 +918,7 @@ fn conversions<R: Rules>(
             if solved_outcome(v).wdl != Wdl::Loss {
                 continue;
             }
-            predecessors_in_unit(job, unit, keys, i, |at, men_moved| {
+            known_predecessors(job, walk, i, |at, men_moved| {
                 if men_moved && dtc[at] & DTC_OPEN != 0 && solved_outcome(state[at]).wdl == Wdl::Win
                 {
                     dtc[at] = 1;
@@ -966,7 +964,7 @@ fn conversions<R: Rules>(
             // with their reads asked for ahead (they miss the cache).
             for &span in due.iter() {
                 preds.clear();
-                let later = gather_converted(job, unit, keys, state, dtc, span, ply, |at, lost| {
+                let later = gather_converted(job, walk, state, dtc, span, ply, |at, lost| {
                     preds.push(Pred::new(at, lost))
                 });
                 summary[span] = later;
@@ -987,7 +985,7 @@ fn conversions<R: Rules>(
                 .for_each(|(spans, (later, buckets))| {
                     for &span in spans {
                         let least =
-                            gather_converted(job, unit, keys, state, dtc, span, ply, |at, lost| {
+                            gather_converted(job, walk, state, dtc, span, ply, |at, lost| {
                                 buckets[at / part_len].push(Pred::new(at, lost))
                             });
                         later.push((span, least));
@@ -1017,11 +1015,9 @@ fn conversions<R: Rules>(
 /// Calls `f` with each predecessor in the unit (by a king's move), and whether the position
 /// was lost, of the won and lost positions of span `span` at distance to conversion `ply`;
 /// returns the least distance set in the span after `ply` ([`NOTHING_PENDING`] for none).
-#[allow(clippy::too_many_arguments)]
 fn gather_converted<R: Rules>(
     job: &Job<'_, R>,
-    unit: &Unit<'_>,
-    keys: &[u64],
+    walk: Walk<'_>,
     state: &[u16],
     dtc: &[u16],
     span: usize,
@@ -1043,7 +1039,7 @@ fn gather_converted<R: Rules>(
         due &= due - 1;
         let wdl = solved_outcome(state[c]).wdl;
         if wdl != Wdl::Draw {
-            predecessors_in_unit(job, unit, keys, c, |at, men_moved| {
+            known_predecessors(job, walk, c, |at, men_moved| {
                 if !men_moved {
                     f(at, wdl == Wdl::Loss);
                 }
@@ -1173,7 +1169,8 @@ fn classify_part<R: Rules>(
 }
 
 /// Calls `f` with each predecessor in the unit of the positions resolved at `ply` in spans
-/// `spans`, with whether that position was lost.
+/// `spans`, with whether that position was lost; keeps them in `known` when given.
+#[allow(clippy::too_many_arguments)]
 fn gather<R: Rules>(
     job: &Job<'_, R>,
     unit: &Unit<'_>,
@@ -1181,6 +1178,7 @@ fn gather<R: Rules>(
     state: &[u16],
     spans: &[usize],
     ply: u16,
+    mut known: Option<&mut KnownPreds>,
     mut f: impl FnMut(Pred),
 ) {
     let (win, loss) = (Outcome::win(ply).code(), Outcome::loss(ply).code());
@@ -1198,7 +1196,17 @@ fn gather<R: Rules>(
             let i = start + found.trailing_zeros() as usize;
             found &= found - 1;
             let lost = state[i] & CODE == loss;
-            predecessors_in_unit(job, unit, keys, i, |at, _| f(Pred::new(at, lost)));
+            match known.as_deref_mut() {
+                Some(known) => {
+                    known.begin();
+                    predecessors_in_unit(job, unit, keys, i, |at, men_moved| {
+                        known.push(at, men_moved);
+                        f(Pred::new(at, lost))
+                    });
+                    known.end(i);
+                }
+                None => predecessors_in_unit(job, unit, keys, i, |at, _| f(Pred::new(at, lost))),
+            }
         }
     }
 }
@@ -1324,6 +1332,22 @@ pub(super) fn king_successor_in_unit<R: Rules>(
     let twin = job.twin(unit.members[i / k].slice);
     let frame = MoverFrame::of(after);
     unit.twins[i / k] * k + job.index[twin as usize].kings_rank(&frame) as usize
+}
+
+/// A unit being walked: its members, their keys, and the predecessors the solve kept.
+pub(super) type Walk<'a> = (&'a Unit<'a>, &'a [u64], &'a KnownPreds);
+
+/// [`predecessors_in_unit`] of position `i`, read from the kept ones where they are kept.
+#[inline(always)]
+pub(super) fn known_predecessors<R: Rules>(
+    job: &Job<'_, R>,
+    (unit, keys, known): Walk<'_>,
+    i: usize,
+    mut f: impl FnMut(usize, bool),
+) {
+    if !known.each(i, &mut f) {
+        predecessors_in_unit(job, unit, keys, i, f);
+    }
 }
 
 /// Calls `f` with every position of the unit from which a quiet move leads to position `i`,
