@@ -16,7 +16,7 @@ const KEPT_POSITIONS: usize = 1 << 18;
 /// Marks a position whose predecessors are not kept.
 const NOT_KEPT: u32 = u32::MAX;
 
-/// One thread's kept predecessors of the unit it is solving.
+/// One thread's kept predecessors of the unit it is solving (the default keeps none).
 #[derive(Default)]
 pub(super) struct KnownPreds {
     /// Per position of the unit, where its predecessors start and end in `list`

@@ -811,7 +811,7 @@ fn solve_unit<R: Rules>(
         }) {
             if parts == 1 {
                 preds.clear();
-                gather(job, &unit, keys, state, window, ply, Some(known), |pred| {
+                gather(job, &unit, keys, state, window, ply, known, |pred| {
                     preds.push(pred)
                 });
                 let mut pending = Pending::new(summary, 0);
@@ -824,7 +824,9 @@ fn solve_unit<R: Rules>(
                 .par_chunks(window.len().div_ceil(threads))
                 .zip(gathered.par_iter_mut())
                 .for_each(|(spans, buckets)| {
-                    gather(job, &unit, keys, state, spans, ply, None, |pred| {
+                    // A unit all threads solve keeps nothing.
+                    let mut none = KnownPreds::default();
+                    gather(job, &unit, keys, state, spans, ply, &mut none, |pred| {
                         buckets[pred.at() / part_len].push(pred)
                     })
                 });
@@ -1169,7 +1171,7 @@ fn classify_part<R: Rules>(
 }
 
 /// Calls `f` with each predecessor in the unit of the positions resolved at `ply` in spans
-/// `spans`, with whether that position was lost; keeps them in `known` when given.
+/// `spans`, with whether that position was lost; keeps them in `known` where it keeps any.
 #[allow(clippy::too_many_arguments)]
 fn gather<R: Rules>(
     job: &Job<'_, R>,
@@ -1178,7 +1180,7 @@ fn gather<R: Rules>(
     state: &[u16],
     spans: &[usize],
     ply: u16,
-    mut known: Option<&mut KnownPreds>,
+    known: &mut KnownPreds,
     mut f: impl FnMut(Pred),
 ) {
     let (win, loss) = (Outcome::win(ply).code(), Outcome::loss(ply).code());
@@ -1196,17 +1198,12 @@ fn gather<R: Rules>(
             let i = start + found.trailing_zeros() as usize;
             found &= found - 1;
             let lost = state[i] & CODE == loss;
-            match known.as_deref_mut() {
-                Some(known) => {
-                    known.begin();
-                    predecessors_in_unit(job, unit, keys, i, |at, men_moved| {
-                        known.push(at, men_moved);
-                        f(Pred::new(at, lost))
-                    });
-                    known.end(i);
-                }
-                None => predecessors_in_unit(job, unit, keys, i, |at, _| f(Pred::new(at, lost))),
-            }
+            known.begin();
+            predecessors_in_unit(job, unit, keys, i, |at, men_moved| {
+                known.push(at, men_moved);
+                f(Pred::new(at, lost))
+            });
+            known.end(i);
         }
     }
 }
