@@ -582,4 +582,18 @@ fn a_build_writes_derived_rules_files_from_five_pieces() {
         }
     }
     assert_eq!(checked, 4);
+    // The derived results are counted against their header like stored ones.
+    let m: Material = "0104".parse().expect("key");
+    set_header(&dir, Variant::English, m, FileKind::Rules, |h| {
+        h.wins += 1;
+        h.losses -= 1;
+    });
+    let tb = Tablebase::open(&dir).expect("tables");
+    assert!(
+        matches!(
+            verify_slice::<English>(&tb, m).expect("verify"),
+            SliceCheck::Counts { kind: FileKind::Rules, header, counted } if header[0] == counted[0] + 1
+        ),
+        "a derived rules file's counts are recounted"
+    );
 }

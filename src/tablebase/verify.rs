@@ -14,8 +14,12 @@
 //!
 //! The slice pair is read level by level of its men placements, as the generator builds it
 //! (`levels`): a position's quiet successors are in its own level or the one above, so two
-//! levels are in memory at a time, two bytes a position, and the memory is bounded like the
-//! build's.
+//! levels are in memory at a time, and the memory is bounded like the build's: a level read
+//! holds its values, distances to conversion and rule results, two bytes each a position,
+//! the level above its values and rule results. Where every rule result of the pair is
+//! derived from its value and distance ([`RulesDerived::All`]), none is held: the checks
+//! derive them (English 7's kings-only pair 0403+0304, 236 M positions: 1.01 GB against
+//! 1.70 GB, the build's 1.11 GB).
 //!
 //! Compacted tables (`one_side`) hold no values for a searched slice and for forced
 //! exchanges, and may hold no distances for positions on even rows: as a level is read,
@@ -31,7 +35,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::format::TableError;
-use super::format::{FileKind, RuleValue, unpack, wdl_code};
+use super::format::{FileKind, RuleValue, RulesDerived, unpack, wdl_code};
 use super::generate::derivable;
 use super::index::{KingArrangements, MoverFrame, SliceIndex};
 use super::levels::{Above, Level, Member, Place, Placements};
@@ -218,26 +222,39 @@ pub fn verify_pair<R: Rules>(tb: &Tablebase, m: Material) -> Result<PairChecks, 
     let arrangements: Vec<_> = index.iter().map(|i| i.king_arrangements()).collect();
     let mut tallies: Vec<Result<Tally, ProbeError>> =
         slices.iter().map(|_| Ok(Tally::default())).collect();
-    let mut above: Option<[Level; 2]> = None;
+    // Where every result of the pair is derived and checked against its derivation, the
+    // levels hold none: each check derives the stored one too, from its file's quiet count.
+    let stored_derived: Option<Vec<u32>> = match (derived, &rule_files) {
+        (Some(_), Some(f)) => f
+            .iter()
+            .map(|t| {
+                let h = t.header();
+                h.derived_rules()
+                    .filter(|_| h.rules_derived == RulesDerived::All)
+            })
+            .collect(),
+        _ => None,
+    };
+    let mut above: Option<(Level, Option<Level>)> = None;
     for level in (0..placements.levels()).rev() {
-        let ([current, dtc, rule_level], captured) = read_level(
+        let (read, captured) = read_level(
             tb,
             &files,
-            rule_files.as_deref(),
+            (rule_files.as_deref(), stored_derived.is_none()),
             &index,
             &placements,
             &arrangements,
-            (level, above.as_ref().map(|[a, _]| a)),
+            (level, above.as_ref().map(|(a, _)| a)),
         )?;
-        let rules_above = above.as_ref().map(|[_, r]| r);
-        let layered = match rules.map(|r| (r, r.governing(a, b))) {
-            Some((set, Governing::Both { plies, .. })) => Some(layered_rules(
+        let rules_above = above.as_ref().and_then(|(_, r)| r.as_ref());
+        let layered = match (rules.map(|r| (r, r.governing(a, b))), &read.rules) {
+            (Some((set, Governing::Both { plies, .. })), Some(rule_level)) => Some(layered_rules(
                 tb,
                 &index,
                 &placements,
                 &arrangements,
                 level,
-                [&current, &rule_level],
+                [&read.values, rule_level],
                 rules_above,
                 (set, plies),
             )?),
@@ -248,6 +265,10 @@ pub fn verify_pair<R: Rules>(tb: &Tablebase, m: Material) -> Result<PairChecks, 
             (None, Some(limit)) => Expected::Derived(limit),
             (None, None) => Expected::Moves,
         };
+        let stored_rules = |slice: usize| match (&read.rules, &stored_derived) {
+            (Some(level), _) => Some(StoredRules::Read(level)),
+            (None, limits) => limits.as_ref().map(|l| StoredRules::Derived(l[slice])),
+        };
         for (slice, state) in tallies.iter_mut().enumerate() {
             let Ok(tally) = state else {
                 continue;
@@ -257,10 +278,11 @@ pub fn verify_pair<R: Rules>(tb: &Tablebase, m: Material) -> Result<PairChecks, 
                 &index,
                 &placements,
                 (slice as u8, &arrangements[slice]),
-                ([&current, &dtc, &rule_level], &captured),
-                above.as_ref().map(|[a, _]| a),
-                rules.map(|r| RuleCheck {
+                (&read, &captured),
+                above.as_ref().map(|(a, _)| a),
+                rules.zip(stored_rules(slice)).map(|(r, stored)| RuleCheck {
                     set: r,
+                    stored,
                     above: rules_above,
                     expected,
                 }),
@@ -270,7 +292,7 @@ pub fn verify_pair<R: Rules>(tb: &Tablebase, m: Material) -> Result<PairChecks, 
                 Err(e) => *state = Err(e),
             }
         }
-        above = Some([current, rule_level]);
+        above = Some((read.values, read.rules));
     }
     Ok(slices
         .iter()
@@ -345,22 +367,36 @@ fn bad_index(bad: &SliceCheck) -> u64 {
 /// from this level, the level `above` (the one read before) and the tables
 /// ([`LevelsRead::fill_unread`]).
 /// Last, a bit a position, in the same order: whether it is a capture position.
+///
+/// The rule results are read only where `rule_files` are given and `store_rules` (else the
+/// level has none: they are all derived, and the checks derive them from the values and
+/// distances themselves, two bytes a position less).
 fn read_level<R: Rules>(
     tb: &Tablebase,
     files: &[[Arc<TableFile>; 3]],
-    rule_files: Option<&[Arc<TableFile>]>,
+    (rule_files, store_rules): (Option<&[Arc<TableFile>]>, bool),
     index: &[SliceIndex<R>],
     placements: &Placements<R>,
     arrangements: &[Option<KingArrangements>],
     (level, above): (usize, Option<&Level>),
-) -> Result<([Level; 3], Vec<u64>), ProbeError> {
+) -> Result<(ReadLevel, Vec<u64>), ProbeError> {
     let members = placements.members(level);
     let kings = placements.kings_per_placement();
+    let rule_files = rule_files.filter(|_| store_rules);
     let mut values = vec![0u16; members.len() * kings as usize];
     let mut dtcs = vec![0u16; values.len()];
-    let mut rules = vec![0u16; values.len()];
+    let mut rules = match rule_files {
+        Some(_) => vec![0u16; values.len()],
+        None => Vec::new(),
+    };
     let mut captured = vec![0u64; values.len().div_ceil(64)];
-    let mut unread = vec![Unread::No; values.len()];
+    // A task's rule results, where they are read.
+    let rule_chunks: Vec<Option<&mut [u16]>> = match rules.is_empty() {
+        false => rules.chunks_mut(TASK_POSITIONS).map(Some).collect(),
+        true => (0..values.len().div_ceil(TASK_POSITIONS))
+            .map(|_| None)
+            .collect(),
+    };
     // Per slice: whether its twin's distance file leaves positions on even rows unread
     // (then this slice is searched, and its own positions are found in two passes).
     let twin_even: Vec<bool> = (0..files.len())
@@ -372,33 +408,30 @@ fn read_level<R: Rules>(
     let derived: Vec<Option<u32>> = (0..files.len())
         .map(|s| rule_files.and_then(|f| f[s].header().derived_rules()))
         .collect();
-    values
+    let unread = values
         .par_chunks_mut(TASK_POSITIONS)
         .zip(dtcs.par_chunks_mut(TASK_POSITIONS))
-        .zip(rules.par_chunks_mut(TASK_POSITIONS))
-        .zip(
-            captured
-                .par_chunks_mut(TASK_POSITIONS / 64)
-                .zip(unread.par_chunks_mut(TASK_POSITIONS)),
-        )
+        .zip(rule_chunks)
+        .zip(captured.par_chunks_mut(TASK_POSITIONS / 64))
         .enumerate()
-        .try_for_each(|(c, (((chunk, dtc_chunk), rules), (captured, unread)))| {
+        .map(|(c, (((chunk, dtc_chunk), mut rules), captured))| {
             let mut blocks: [[Decoded; 3]; 2] = Default::default();
             let mut rule_blocks: [Decoded; 2] = Default::default();
             let mut placed = PlacedMen::default();
             let mut list = MoveList::new();
-            for (n, (((o, value), dtc), rule)) in (c * TASK_POSITIONS..)
+            let mut unread = UnreadTask::default();
+            let chunk_len = chunk.len();
+            for (n, ((o, value), dtc)) in (c * TASK_POSITIONS..)
                 .zip(chunk.iter_mut())
                 .zip(dtc_chunk.iter_mut())
-                .zip(rules.iter_mut())
                 .enumerate()
             {
                 let m = members[o / kings as usize];
                 let i = m.id * kings + o as u64 % kings;
                 let s = m.slice as usize;
-                if let Some(f) = rule_files {
+                if let (Some(f), Some(rules)) = (rule_files, rules.as_deref_mut()) {
                     let read = || rule_blocks[s].value(&f[s], i);
-                    *rule = match f[s].header().rule_value(read)? {
+                    rules[n] = match f[s].header().rule_value(read)? {
                         RuleValue::Code(code) => code,
                         RuleValue::Derived(_) => TO_DERIVE,
                     };
@@ -428,13 +461,14 @@ fn read_level<R: Rules>(
                     // read are in), into values that the checks of their own positions hold
                     // to theirs.
                     let twin_side = pos.side_to_move().opponent();
-                    unread[n] = match (forced, twin_even[s]) {
+                    let why = match (forced, twin_even[s]) {
                         (true, _) => Unread::Forced,
                         (false, true) if even_rows::<R>(pos.pieces(twin_side).0, twin_side) => {
                             Unread::SearchedEven
                         }
                         (false, _) => Unread::Searched,
                     };
+                    unread.mark(n, chunk_len, why);
                     *dtc = c_block.value(dtc_file, i)?;
                     continue;
                 }
@@ -446,10 +480,11 @@ fn read_level<R: Rules>(
                     // A win or loss whose distance is its moves' (the win or loss checked
                     // when it is found).
                     (code @ (wdl_code::WIN | wdl_code::LOSS), true) => {
-                        unread[n] = match code {
+                        let why = match code {
                             wdl_code::WIN => Unread::EvenWon,
                             _ => Unread::EvenLost,
                         };
+                        unread.mark(n, chunk_len, why);
                         *dtc = c_block.value(dtc_file, i)?;
                         continue;
                     }
@@ -460,20 +495,22 @@ fn read_level<R: Rules>(
                     *dtc = c_block.value(dtc_file, i)?;
                 }
             }
-            Ok::<_, ProbeError>(())
-        })?;
+            Ok::<_, ProbeError>(unread.0)
+        })
+        .collect::<Result<Vec<_>, ProbeError>>()?;
+    let unread = UnreadLevel(unread);
     let blocks: Vec<_> = members
         .iter()
         .enumerate()
         .map(|(n, m)| (m.key(), 0, n as u32))
         .collect();
-    let mut levels = [
-        placements.level(blocks.clone(), vec![values]),
-        placements.level(blocks.clone(), vec![dtcs]),
-        placements.level(blocks, vec![rules]),
-    ];
-    if unread.iter().any(|&u| u != Unread::No) {
-        let [values, dtcs, _] = &mut levels;
+    let mut read = ReadLevel {
+        values: placements.level(blocks.clone(), vec![values]),
+        dtcs: placements.level(blocks.clone(), vec![dtcs]),
+        rules: (!rules.is_empty()).then(|| placements.level(blocks, vec![rules])),
+    };
+    if unread.any() {
+        let ReadLevel { values, dtcs, .. } = &mut read;
         let levels_read = LevelsRead {
             index,
             placements,
@@ -490,8 +527,12 @@ fn read_level<R: Rules>(
             levels_read.fill_unread(tb, [values, dtcs], &unread, pass)?;
         }
     }
-    if derived.iter().any(Option::is_some) {
-        let [values, dtcs, rules] = &mut levels;
+    let ReadLevel {
+        values,
+        dtcs,
+        rules,
+    } = &mut read;
+    if let (Some(rules), true) = (rules, derived.iter().any(Option::is_some)) {
         rules.batches[0]
             .par_chunks_mut(TASK_POSITIONS)
             .zip(values.batches[0].par_chunks(TASK_POSITIONS))
@@ -509,7 +550,47 @@ fn read_level<R: Rules>(
                 }
             });
     }
-    Ok((levels, captured))
+    Ok((read, captured))
+}
+
+/// A level's values, distances to conversion and rule results as [`read_level`] reads
+/// them (no rule results where it is not to store them).
+struct ReadLevel {
+    values: Level,
+    dtcs: Level,
+    rules: Option<Level>,
+}
+
+/// A task's positions of a level read whose value its files leave to their moves: empty
+/// where there are none (most tasks: a table compacted by `one_side` has them), else one
+/// entry a position of the task.
+#[derive(Default)]
+struct UnreadTask(Vec<Unread>);
+
+impl UnreadTask {
+    /// Marks the task's position `n` (of `len`) as unread for reason `why`.
+    fn mark(&mut self, n: usize, len: usize, why: Unread) {
+        if self.0.is_empty() {
+            self.0 = vec![Unread::No; len];
+        }
+        self.0[n] = why;
+    }
+}
+
+/// The [`UnreadTask`]s of a level, in order.
+struct UnreadLevel(Vec<Vec<Unread>>);
+
+impl UnreadLevel {
+    /// Why position `o` of the level holds no value, if it does not.
+    fn at(&self, o: usize) -> Unread {
+        let task = &self.0[o / TASK_POSITIONS];
+        task.get(o % TASK_POSITIONS).copied().unwrap_or(Unread::No)
+    }
+
+    /// Whether any position of the level is unread.
+    fn any(&self) -> bool {
+        self.0.iter().flatten().any(|&u| u != Unread::No)
+    }
 }
 
 /// A rule result of a level being read that is derived once the level's values are in: no
@@ -537,7 +618,7 @@ impl<R: Rules> LevelsRead<'_, R> {
         &self,
         tb: &Tablebase,
         [values, dtcs]: [&mut Level; 2],
-        unread: &[Unread],
+        unread: &UnreadLevel,
         pass: &[Unread],
     ) -> Result<(), ProbeError> {
         let members = self.placements.members(self.level);
@@ -546,7 +627,7 @@ impl<R: Rules> LevelsRead<'_, R> {
         let index = self.index;
         let twin = |s: usize| if index.len() == 2 { 1 - s } else { 0 };
         let slice = |o: usize| members[o / kings as usize].slice as usize;
-        let marked = |o: usize| pass.contains(&unread[o]);
+        let marked = |o: usize| pass.contains(&unread.at(o));
         let found: Vec<Vec<u16>> = (0..positions.div_ceil(TASK_POSITIONS))
             .into_par_iter()
             .map(|c| {
@@ -599,7 +680,7 @@ impl<R: Rules> LevelsRead<'_, R> {
                     let o = c * TASK_POSITIONS + k;
                     if marked(o) {
                         let found = found.next().expect("an outcome for each marked position");
-                        *value = unread[o].with_stored(found);
+                        *value = unread.at(o).with_stored(found);
                         if *value == Outcome::DRAW.code() {
                             *dtc = 0;
                         }
@@ -717,10 +798,22 @@ impl Decoded {
 struct RuleCheck<'a> {
     /// The rule set.
     set: &'a RuleSet,
+    /// The slice's stored results.
+    stored: StoredRules<'a>,
     /// The rule results of the level above.
     above: Option<&'a Level>,
     /// What each result is checked against.
     expected: Expected<'a>,
+}
+
+/// Where a slice's stored rule results are.
+#[derive(Copy, Clone)]
+enum StoredRules<'a> {
+    /// In the level read.
+    Read(&'a Level),
+    /// Derived from the values and distances to conversion (its file's
+    /// [`RulesDerived::All`]) under a quiet count of these plies.
+    Derived(u32),
 }
 
 /// What a stored rule result must be.
@@ -744,10 +837,11 @@ fn check_level<R: Rules>(
     index: &[SliceIndex<R>],
     placements: &Placements<R>,
     (slice, arrangements): (u8, &Option<KingArrangements>),
-    ([level, dtc, rule_level], captured): ([&Level; 3], &[u64]),
+    (read, captured): (&ReadLevel, &[u64]),
     above: Option<&Level>,
     rules: Option<RuleCheck<'_>>,
 ) -> Result<Tally, ProbeError> {
+    let (level, dtc, rule_level) = (&read.values, &read.dtcs, read.rules.as_ref());
     let kings = level.kings;
     let twin = if index.len() == 2 { 1 - slice } else { 0 };
     let mine: Vec<(u64, Place)> = level.starts(slice).collect();
@@ -797,7 +891,7 @@ fn check_level<R: Rules>(
                         // levels: the loads are asked for now, all at once.
                         if let Some(p) = place {
                             let (values, rule_results) = match p.level {
-                                0 => (Some(level), Some(rule_level)),
+                                0 => (Some(level), rule_level),
                                 _ => (above, rules.and_then(|r| r.above)),
                             };
                             if let Some(values) = values {
@@ -824,7 +918,7 @@ fn check_level<R: Rules>(
                                 RuleResult::derived(plain, dtc.at(here), limit)
                             }
                             Expected::Moves => {
-                                let levels = [Some(rule_level), rules.above];
+                                let levels = [rule_level, rules.above];
                                 expected_rule(
                                     tb,
                                     rules.set,
@@ -836,7 +930,12 @@ fn check_level<R: Rules>(
                             }
                             Expected::Layered(layered) => RuleResult::from_code(layered.at(here)),
                         };
-                        let stored = RuleResult::from_code(rule_level.at(here));
+                        let stored = match rules.stored {
+                            StoredRules::Read(l) => RuleResult::from_code(l.at(here)),
+                            StoredRules::Derived(limit) => {
+                                RuleResult::derived(plain, dtc.at(here), limit)
+                            }
+                        };
                         tally.rule_counts[match stored.category {
                             RuleCategory::Win => 0,
                             RuleCategory::Loss => 2,
