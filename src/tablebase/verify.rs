@@ -391,9 +391,9 @@ fn read_level<R: Rules>(
     };
     let mut captured = vec![0u64; values.len().div_ceil(64)];
     // A task's rule results, where they are read.
-    let rule_chunks: Vec<Option<&mut [u16]>> = match rules.is_empty() {
-        false => rules.chunks_mut(TASK_POSITIONS).map(Some).collect(),
-        true => (0..values.len().div_ceil(TASK_POSITIONS))
+    let rule_chunks: Vec<Option<&mut [u16]>> = match rule_files {
+        Some(_) => rules.chunks_mut(TASK_POSITIONS).map(Some).collect(),
+        None => (0..values.len().div_ceil(TASK_POSITIONS))
             .map(|_| None)
             .collect(),
     };
@@ -507,7 +507,7 @@ fn read_level<R: Rules>(
     let mut read = ReadLevel {
         values: placements.level(blocks.clone(), vec![values]),
         dtcs: placements.level(blocks.clone(), vec![dtcs]),
-        rules: (!rules.is_empty()).then(|| placements.level(blocks, vec![rules])),
+        rules: rule_files.map(|_| placements.level(blocks, vec![rules])),
     };
     if unread.any() {
         let ReadLevel { values, dtcs, .. } = &mut read;
@@ -561,9 +561,8 @@ struct ReadLevel {
     rules: Option<Level>,
 }
 
-/// A task's positions of a level read whose value its files leave to their moves: empty
-/// where there are none (most tasks: a table compacted by `one_side` has them), else one
-/// entry a position of the task.
+/// Which positions of a task of a level read hold no value in their files (only tables
+/// compacted by `one_side` have such): nothing where none does, else an entry a position.
 #[derive(Default)]
 struct UnreadTask(Vec<Unread>);
 
