@@ -18,8 +18,7 @@
 //! holds its values, distances to conversion and rule results, two bytes each a position,
 //! the level above its values and rule results. Where every rule result of the pair is
 //! derived from its value and distance ([`RulesDerived::All`]), none is held: the checks
-//! derive them (English 7's kings-only pair 0403+0304, 236 M positions: 1.01 GB against
-//! 1.70 GB, the build's 1.11 GB).
+//! derive them (benches/README.md: English 7's 0403+0304 then takes less than its build).
 //!
 //! Compacted tables (`one_side`) hold no values for a searched slice and for forced
 //! exchanges, and may hold no distances for positions on even rows: as a level is read,
@@ -240,7 +239,7 @@ pub fn verify_pair<R: Rules>(tb: &Tablebase, m: Material) -> Result<PairChecks, 
         let (read, captured) = read_level(
             tb,
             &files,
-            (rule_files.as_deref(), stored_derived.is_none()),
+            rule_files.as_deref().filter(|_| stored_derived.is_none()),
             &index,
             &placements,
             &arrangements,
@@ -368,13 +367,13 @@ fn bad_index(bad: &SliceCheck) -> u64 {
 /// ([`LevelsRead::fill_unread`]).
 /// Last, a bit a position, in the same order: whether it is a capture position.
 ///
-/// The rule results are read only where `rule_files` are given and `store_rules` (else the
-/// level has none: they are all derived, and the checks derive them from the values and
-/// distances themselves, two bytes a position less).
+/// The rule results are read only where `rule_files` are given (the caller gives none
+/// where they are all derived: the checks derive them from the values and distances
+/// themselves, two bytes a position less).
 fn read_level<R: Rules>(
     tb: &Tablebase,
     files: &[[Arc<TableFile>; 3]],
-    (rule_files, store_rules): (Option<&[Arc<TableFile>]>, bool),
+    rule_files: Option<&[Arc<TableFile>]>,
     index: &[SliceIndex<R>],
     placements: &Placements<R>,
     arrangements: &[Option<KingArrangements>],
@@ -382,7 +381,6 @@ fn read_level<R: Rules>(
 ) -> Result<(ReadLevel, Vec<u64>), ProbeError> {
     let members = placements.members(level);
     let kings = placements.kings_per_placement();
-    let rule_files = rule_files.filter(|_| store_rules);
     let mut values = vec![0u16; members.len() * kings as usize];
     let mut dtcs = vec![0u16; values.len()];
     let mut rules = match rule_files {
