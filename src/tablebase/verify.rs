@@ -234,12 +234,14 @@ pub fn verify_pair<R: Rules>(tb: &Tablebase, m: Material) -> Result<PairChecks, 
             .collect(),
         _ => None,
     };
+    // The rules files whose results the levels hold.
+    let held_rule_files = rule_files.as_deref().filter(|_| stored_derived.is_none());
     let mut above: Option<(Level, Option<Level>)> = None;
     for level in (0..placements.levels()).rev() {
         let (read, captured) = read_level(
             tb,
             &files,
-            rule_files.as_deref().filter(|_| stored_derived.is_none()),
+            held_rule_files,
             &index,
             &placements,
             &arrangements,
