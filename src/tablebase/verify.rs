@@ -15,10 +15,13 @@
 //! The slice pair is read level by level of its men placements, as the generator builds it
 //! (`levels`): a position's quiet successors are in its own level or the one above, so two
 //! levels are in memory at a time, and the memory is bounded like the build's: a level read
-//! holds its values, distances to conversion and rule results, two bytes each a position,
-//! the level above its values and rule results. Where every rule result of the pair is
-//! derived from its value and distance ([`RulesDerived::All`]), none is held: the checks
-//! derive them (benches/README.md: English 7's 0403+0304 then takes less than its build).
+//! holds its values and rule results, two bytes each a position, the level above the same.
+//! The distances to conversion are read from the files as they are checked
+//! ([`DtcReader`]: a position's and its king moves' successors' are of one placement each),
+//! but where placements are small or most of the slice: then the level read holds them
+//! too. Where every rule result of the pair is derived from its value and distance
+//! ([`RulesDerived::All`]), none is held: the checks derive them (benches/README.md: English
+//! 7's 0403+0304 then takes less than its build).
 //!
 //! Compacted tables (`one_side`) hold no values for a searched slice and for forced
 //! exchanges, and may hold no distances for positions on even rows: as a level is read,
@@ -238,7 +241,7 @@ pub fn verify_pair<R: Rules>(tb: &Tablebase, m: Material) -> Result<PairChecks, 
     let held_rule_files = rule_files.as_deref().filter(|_| stored_derived.is_none());
     let mut above: Option<(Level, Option<Level>)> = None;
     for level in (0..placements.levels()).rev() {
-        let (read, captured) = read_level(
+        let read = read_level(
             tb,
             &files,
             held_rule_files,
@@ -279,7 +282,7 @@ pub fn verify_pair<R: Rules>(tb: &Tablebase, m: Material) -> Result<PairChecks, 
                 &index,
                 &placements,
                 (slice as u8, &arrangements[slice]),
-                (&read, &captured),
+                (&read, &files),
                 above.as_ref().map(|(a, _)| a),
                 rules.zip(stored_rules(slice)).map(|(r, stored)| RuleCheck {
                     set: r,
@@ -380,11 +383,10 @@ fn read_level<R: Rules>(
     placements: &Placements<R>,
     arrangements: &[Option<KingArrangements>],
     (level, above): (usize, Option<&Level>),
-) -> Result<(ReadLevel, Vec<u64>), ProbeError> {
+) -> Result<ReadLevel, ProbeError> {
     let members = placements.members(level);
     let kings = placements.kings_per_placement();
     let mut values = vec![0u16; members.len() * kings as usize];
-    let mut dtcs = vec![0u16; values.len()];
     let mut rules = match rule_files {
         Some(_) => vec![0u16; values.len()],
         None => Vec::new(),
@@ -410,22 +412,17 @@ fn read_level<R: Rules>(
         .collect();
     let unread = values
         .par_chunks_mut(TASK_POSITIONS)
-        .zip(dtcs.par_chunks_mut(TASK_POSITIONS))
         .zip(rule_chunks)
         .zip(captured.par_chunks_mut(TASK_POSITIONS / 64))
         .enumerate()
-        .map(|(c, (((chunk, dtc_chunk), mut rules), captured))| {
-            let mut blocks: [[Decoded; 3]; 2] = Default::default();
+        .map(|(c, ((chunk, mut rules), captured))| {
+            let mut blocks: [[Decoded; 2]; 2] = Default::default();
             let mut rule_blocks: [Decoded; 2] = Default::default();
             let mut placed = PlacedMen::default();
             let mut list = MoveList::new();
             let mut unread = UnreadTask::default();
             let chunk_len = chunk.len();
-            for (n, ((o, value), dtc)) in (c * TASK_POSITIONS..)
-                .zip(chunk.iter_mut())
-                .zip(dtc_chunk.iter_mut())
-                .enumerate()
-            {
+            for (n, (o, value)) in (c * TASK_POSITIONS..).zip(chunk.iter_mut()).enumerate() {
                 let m = members[o / kings as usize];
                 let i = m.id * kings + o as u64 % kings;
                 let s = m.slice as usize;
@@ -446,13 +443,12 @@ fn read_level<R: Rules>(
                     if !list.as_slice().is_empty() {
                         let o = tb.resolve_captures(&pos, list.as_slice(), true)?;
                         *value = o.code();
-                        *dtc = u16::from(o.wdl != Wdl::Draw);
                         captured[n / 64] |= 1 << (n % 64);
                         continue;
                     }
                 }
-                let [wdl, dtw, dtc_file] = &files[s];
-                let [w_block, d_block, c_block] = &mut blocks[s];
+                let [wdl, dtw, _] = &files[s];
+                let [w_block, d_block] = &mut blocks[s];
                 let (w, d) = (wdl.header(), dtw.header());
                 let searched = w.searched || d.searched;
                 let forced = (w.forced_searched || d.forced_searched) && forced_exchange(&pos);
@@ -469,7 +465,6 @@ fn read_level<R: Rules>(
                         (false, _) => Unread::Searched,
                     };
                     unread.mark(n, chunk_len, why);
-                    *dtc = c_block.value(dtc_file, i)?;
                     continue;
                 }
                 let side = pos.side_to_move();
@@ -485,15 +480,11 @@ fn read_level<R: Rules>(
                             _ => Unread::EvenLost,
                         };
                         unread.mark(n, chunk_len, why);
-                        *dtc = c_block.value(dtc_file, i)?;
                         continue;
                     }
                     _ => Outcome::DRAW,
                 };
                 *value = stored.code();
-                if stored.wdl != Wdl::Draw {
-                    *dtc = c_block.value(dtc_file, i)?;
-                }
             }
             Ok::<_, ProbeError>(unread.0)
         })
@@ -504,13 +495,8 @@ fn read_level<R: Rules>(
         .enumerate()
         .map(|(n, m)| (m.key(), 0, n as u32))
         .collect();
-    let mut read = ReadLevel {
-        values: placements.level(blocks.clone(), vec![values]),
-        dtcs: placements.level(blocks.clone(), vec![dtcs]),
-        rules: rule_files.map(|_| placements.level(blocks, vec![rules])),
-    };
+    let mut values = placements.level(blocks.clone(), vec![values]);
     if unread.any() {
-        let ReadLevel { values, dtcs, .. } = &mut read;
         let levels_read = LevelsRead {
             index,
             placements,
@@ -524,41 +510,175 @@ fn read_level<R: Rules>(
         // are unread, its odd rows. Then those even rows (their moves lead to the searched
         // slice's positions just found), then the searched slice's other positions.
         for pass in Unread::PASSES {
-            levels_read.fill_unread(tb, [values, dtcs], &unread, pass)?;
+            levels_read.fill_unread(tb, &mut values, &unread, pass)?;
         }
     }
-    let ReadLevel {
-        values,
-        dtcs,
-        rules,
-    } = &mut read;
-    if let (Some(rules), true) = (rules, derived.iter().any(Option::is_some)) {
+    let held = (!(WINDOW_MIN..=WINDOW_MAX).contains(&kings)).then(|| {
+        let mut dtcs = vec![0u16; values.batches[0].len()];
+        dtcs.par_chunks_mut(TASK_POSITIONS)
+            .enumerate()
+            .try_for_each(|(c, dtcs)| {
+                let mut reader = DtcReader::new(files, &values, &captured, None);
+                for (o, dtc) in (c * TASK_POSITIONS..).zip(dtcs) {
+                    *dtc = reader.in_order(o)?;
+                }
+                Ok::<_, ProbeError>(())
+            })
+            .map(|()| placements.level(blocks.clone(), vec![dtcs]))
+    });
+    let held = held.transpose()?;
+    let mut rules = rule_files.map(|_| placements.level(blocks, vec![rules]));
+    if let (Some(rules), true) = (&mut rules, derived.iter().any(Option::is_some)) {
         rules.batches[0]
             .par_chunks_mut(TASK_POSITIONS)
-            .zip(values.batches[0].par_chunks(TASK_POSITIONS))
-            .zip(dtcs.batches[0].par_chunks(TASK_POSITIONS))
             .enumerate()
-            .for_each(|(c, ((rules, values), dtcs))| {
-                for (k, ((rule, &value), &dtc)) in
-                    rules.iter_mut().zip(values).zip(dtcs).enumerate()
-                {
-                    let m = members[(c * TASK_POSITIONS + k) / kings as usize];
+            .try_for_each(|(c, rules)| {
+                let mut reader = DtcReader::new(files, &values, &captured, held.as_ref());
+                for (o, rule) in (c * TASK_POSITIONS..).zip(rules) {
+                    let m = members[o / kings as usize];
                     if let (TO_DERIVE, Some(limit)) = (*rule, derived[m.slice as usize]) {
+                        let value = values.batches[0][o];
                         let plain = Outcome::from_code(value).map_or(Wdl::Draw, |o| o.wdl);
-                        *rule = RuleResult::derived(plain, dtc, limit).code();
+                        *rule = RuleResult::derived(plain, reader.in_order(o)?, limit).code();
                     }
                 }
-            });
+                Ok::<_, ProbeError>(())
+            })?;
     }
-    Ok((read, captured))
+    Ok(ReadLevel {
+        values,
+        held_dtcs: held,
+        rules,
+        captured,
+    })
 }
 
-/// A level's values, distances to conversion and rule results as [`read_level`] reads
-/// them (no rule results where it is not to store them).
+/// A level's values and rule results as [`read_level`] reads them (no rule results where
+/// it is not to store them), and its distances to conversion where it holds them
+/// ([`DtcReader`] reads them).
 struct ReadLevel {
     values: Level,
-    dtcs: Level,
+    held_dtcs: Option<Level>,
     rules: Option<Level>,
+    /// A bit a position, in the order of `values`: whether it is a capture position.
+    captured: Vec<u64>,
+}
+
+/// Placements of fewer positions (arrangements of the kings) than this have their level's
+/// distances to conversion held: a [`DtcReader`]'s window of one would decode a block for
+/// few positions.
+const WINDOW_MIN: u64 = 1 << 12;
+/// Placements of more positions than this have them held too: a window would be a good part
+/// of the slice, once for each thread.
+const WINDOW_MAX: u64 = 1 << 22;
+
+/// The distances to conversion of a level read (its `values`, with the capture positions
+/// `captured`): from the level that holds them, else from the pair's files as they are asked
+/// for: 0 for a draw, 1 for a capture position (its captures convert), else its file's. A
+/// check reads a position's own in the order of the level, and those of its king moves'
+/// successors, which are all of one placement: a window holds that placement's distances.
+struct DtcReader<'a> {
+    files: &'a [[Arc<TableFile>; 3]],
+    values: &'a Level,
+    captured: &'a [u64],
+    held: Option<&'a Level>,
+    /// Where the window's placement starts in the level, and its distances.
+    window: (usize, Vec<u16>),
+    /// Per slice, the block of its distance file decoded last.
+    blocks: [Decoded; 2],
+}
+
+impl<'a> DtcReader<'a> {
+    fn new(
+        files: &'a [[Arc<TableFile>; 3]],
+        values: &'a Level,
+        captured: &'a [u64],
+        held: Option<&'a Level>,
+    ) -> Self {
+        DtcReader {
+            files,
+            values,
+            captured,
+            held,
+            window: (0, Vec::new()),
+            blocks: Default::default(),
+        }
+    }
+
+    /// Asks for the distance at `place` to be loaded, where the level holds it.
+    fn prefetch(&self, place: Place) {
+        if let Some(held) = self.held {
+            held.prefetch(place);
+        }
+    }
+
+    /// The distance to conversion of a successor at position `o` of the level read (its
+    /// place in the batch).
+    #[inline]
+    fn successor(&mut self, o: usize) -> Result<u16, ProbeError> {
+        if let Some(held) = self.held {
+            return Ok(held.batches[0][o]);
+        }
+        let (start, dtcs) = &self.window;
+        if let Some(&dtc) = dtcs.get(o.wrapping_sub(*start)) {
+            return Ok(dtc);
+        }
+        self.fill(o)?;
+        Ok(self.window.1[o - self.window.0])
+    }
+
+    /// Fills the window with the distances of the placement of position `o`.
+    fn fill(&mut self, o: usize) -> Result<(), ProbeError> {
+        let kings = self.values.kings as usize;
+        let start = o - o % kings;
+        let m = Member::from_key(self.values.blocks[o / kings].0);
+        let slice = m.slice as usize;
+        let file = &self.files[slice][2];
+        let h = file.header();
+        let per_block = h.block_positions as u64;
+        let mut dtcs = std::mem::take(&mut self.window.1);
+        dtcs.clear();
+        let first = m.id * kings as u64;
+        let mut i = first;
+        while i < first + kings as u64 {
+            let b = i / per_block;
+            let end = ((b + 1) * per_block).min(first + kings as u64);
+            let bytes = self.blocks[slice].block(file, b as u32)?;
+            let at = (i - b * per_block) as usize;
+            dtcs.extend((at..at + (end - i) as usize).map(|n| unpack(bytes, h.value_bits, n)));
+            i = end;
+        }
+        for (o, dtc) in (start..).zip(dtcs.iter_mut()) {
+            let value = Outcome::from_code(self.values.batches[0][o]);
+            if value.is_none_or(|v| v.wdl == Wdl::Draw) {
+                *dtc = 0;
+            } else if self.captured[o / 64] >> (o % 64) & 1 != 0 {
+                *dtc = 1;
+            }
+        }
+        self.window = (start, dtcs);
+        Ok(())
+    }
+
+    /// The distance to conversion of position `o` of the level read, for reads in the
+    /// order of the level: from the file, the last block read of each slice kept.
+    fn in_order(&mut self, o: usize) -> Result<u16, ProbeError> {
+        if let Some(held) = self.held {
+            return Ok(held.batches[0][o]);
+        }
+        let value = Outcome::from_code(self.values.batches[0][o]);
+        if value.is_none_or(|v| v.wdl == Wdl::Draw) {
+            return Ok(0);
+        }
+        if self.captured[o / 64] >> (o % 64) & 1 != 0 {
+            return Ok(1);
+        }
+        let kings = self.values.kings;
+        let m = Member::from_key(self.values.blocks[o / kings as usize].0);
+        let i = m.id * kings + o as u64 % kings;
+        let slice = m.slice as usize;
+        self.blocks[slice].value(&self.files[slice][2], i)
+    }
 }
 
 /// Which positions of a task of a level read hold no value in their files (only tables
@@ -606,9 +726,8 @@ struct LevelsRead<'a, R: Rules> {
 }
 
 impl<R: Rules> LevelsRead<'_, R> {
-    /// Sets the positions of the level (`values`, laid out as [`read_level`] lays it out;
-    /// `dtcs` its distances to conversion) whose `unread` is in `pass` to the best outcome
-    /// over their moves (a draw's distance to conversion to 0): a quiet move's successor
+    /// Sets the positions of the level (`values`, laid out as [`read_level`] lays it out)
+    /// whose `unread` is in `pass` to the best outcome over their moves: a quiet move's successor
     /// from this level or the one above, any other (or a successor whose value is not in
     /// yet) from the tables. A position whose win or loss is stored keeps it, with the
     /// distance found: where the moves say otherwise, its check finds it wrong. The
@@ -616,7 +735,7 @@ impl<R: Rules> LevelsRead<'_, R> {
     fn fill_unread(
         &self,
         tb: &Tablebase,
-        [values, dtcs]: [&mut Level; 2],
+        values: &mut Level,
         unread: &UnreadLevel,
         pass: &[Unread],
     ) -> Result<(), ProbeError> {
@@ -670,19 +789,15 @@ impl<R: Rules> LevelsRead<'_, R> {
             .collect::<Result<_, ProbeError>>()?;
         values.batches[0]
             .par_chunks_mut(TASK_POSITIONS)
-            .zip(dtcs.batches[0].par_chunks_mut(TASK_POSITIONS))
             .zip(found)
             .enumerate()
-            .for_each(|(c, ((values, dtcs), found))| {
+            .for_each(|(c, (values, found))| {
                 let mut found = found.into_iter();
-                for (k, (value, dtc)) in values.iter_mut().zip(dtcs).enumerate() {
+                for (k, value) in values.iter_mut().enumerate() {
                     let o = c * TASK_POSITIONS + k;
                     if marked(o) {
                         let found = found.next().expect("an outcome for each marked position");
                         *value = unread.at(o).with_stored(found);
-                        if *value == Outcome::DRAW.code() {
-                            *dtc = 0;
-                        }
                     }
                 }
             });
@@ -777,18 +892,21 @@ struct Decoded {
 }
 
 impl Decoded {
+    /// The value at index `i` of `file`.
     fn value(&mut self, file: &TableFile, i: u64) -> Result<u16, ProbeError> {
         let h = file.header();
-        let b = (i / h.block_positions as u64) as u32;
+        let per_block = h.block_positions as u64;
+        let bytes = self.block(file, (i / per_block) as u32)?;
+        Ok(unpack(bytes, h.value_bits, (i % per_block) as usize))
+    }
+
+    /// Block `b` of `file`, decoded.
+    fn block(&mut self, file: &TableFile, b: u32) -> Result<&[u8], ProbeError> {
         if self.block != Some(b) {
             self.bytes = file.decode_block(b)?;
             self.block = Some(b);
         }
-        Ok(unpack(
-            &self.bytes,
-            h.value_bits,
-            (i % h.block_positions as u64) as usize,
-        ))
+        Ok(&self.bytes)
     }
 }
 
@@ -836,11 +954,11 @@ fn check_level<R: Rules>(
     index: &[SliceIndex<R>],
     placements: &Placements<R>,
     (slice, arrangements): (u8, &Option<KingArrangements>),
-    (read, captured): (&ReadLevel, &[u64]),
+    (read, files): (&ReadLevel, &[[Arc<TableFile>; 3]]),
     above: Option<&Level>,
     rules: Option<RuleCheck<'_>>,
 ) -> Result<Tally, ProbeError> {
-    let (level, dtc, rule_level) = (&read.values, &read.dtcs, read.rules.as_ref());
+    let (level, rule_level, captured) = (&read.values, read.rules.as_ref(), &read.captured);
     let kings = level.kings;
     let twin = if index.len() == 2 { 1 - slice } else { 0 };
     let mine: Vec<(u64, Place)> = level.starts(slice).collect();
@@ -857,9 +975,10 @@ fn check_level<R: Rules>(
                     MoveList::new(),
                     Above::new([Some(level), above]),
                     successors,
+                    DtcReader::new(files, level, captured, read.held_dtcs.as_ref()),
                 )
             },
-            |(list, read, successors), c| {
+            |(list, read, successors, dtcs), c| {
                 let mut tally = Tally::default();
                 let mut placed = PlacedMen::default();
                 for o in c * TASK_POSITIONS..((c + 1) * TASK_POSITIONS).min(positions) {
@@ -900,7 +1019,7 @@ fn check_level<R: Rules>(
                                 results.prefetch(p);
                             }
                             if p.level == 0 && pos.kings().contains(mv.from()) {
-                                dtc.prefetch(p);
+                                dtcs.prefetch(p);
                             }
                         }
                         (frame, place)
@@ -914,7 +1033,7 @@ fn check_level<R: Rules>(
                             .wdl;
                         let expected = match rules.expected {
                             Expected::Derived(limit) => {
-                                RuleResult::derived(plain, dtc.at(here), limit)
+                                RuleResult::derived(plain, dtcs.in_order(here.in_batch())?, limit)
                             }
                             Expected::Moves => {
                                 let levels = [rule_level, rules.above];
@@ -932,7 +1051,7 @@ fn check_level<R: Rules>(
                         let stored = match rules.stored {
                             StoredRules::Read(l) => RuleResult::from_code(l.at(here)),
                             StoredRules::Derived(limit) => {
-                                RuleResult::derived(plain, dtc.at(here), limit)
+                                RuleResult::derived(plain, dtcs.in_order(here.in_batch())?, limit)
                             }
                         };
                         tally.rule_counts[match stored.category {
@@ -973,12 +1092,16 @@ fn check_level<R: Rules>(
                             None => tb.resolve(&pos.play(mv), true)?,
                         }
                         .before_move();
-                        // A king's move keeps the placement (this level); any other converts.
-                        let conversion = match pos.kings().contains(mv.from()) {
-                            true => place.filter(|p| p.level == 0).map_or(1, |p| dtc.at(p) + 1),
-                            false => 1,
-                        };
-                        if o.wdl == stored.wdl {
+                        if o.wdl == stored.wdl && stored.wdl != Wdl::Draw {
+                            // A king's move keeps the placement (this level); any other
+                            // converts.
+                            let conversion = match pos.kings().contains(mv.from()) {
+                                true => match place.filter(|p| p.level == 0) {
+                                    Some(p) => dtcs.successor(p.in_batch())? + 1,
+                                    None => 1,
+                                },
+                                false => 1,
+                            };
                             expected_dtc = Some(match (expected_dtc, stored.wdl) {
                                 (None, _) => conversion,
                                 (Some(d), Wdl::Win) => d.min(conversion),
@@ -989,17 +1112,15 @@ fn check_level<R: Rules>(
                     }
                     let expected = expected.unwrap_or(Outcome::loss(0));
                     let expected_dtc = expected_dtc.unwrap_or(0);
-                    let stored_dtc = dtc.at(here);
-                    if stored == expected
-                        && stored.wdl != Wdl::Draw
-                        && stored_dtc != expected_dtc
-                        && tally.bad.is_none()
-                    {
-                        tally.bad = Some(SliceCheck::BadDtc {
-                            index: i,
-                            stored: stored_dtc,
-                            expected: expected_dtc,
-                        });
+                    if stored == expected && stored.wdl != Wdl::Draw && tally.bad.is_none() {
+                        let stored_dtc = dtcs.in_order(here.in_batch())?;
+                        if stored_dtc != expected_dtc {
+                            tally.bad = Some(SliceCheck::BadDtc {
+                                index: i,
+                                stored: stored_dtc,
+                                expected: expected_dtc,
+                            });
+                        }
                     }
                     tally.counts[match stored.wdl {
                         Wdl::Win => 0,
