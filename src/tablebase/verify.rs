@@ -361,15 +361,15 @@ fn bad_index(bad: &SliceCheck) -> u64 {
     }
 }
 
-/// The outcomes (as codes), the distances to conversion and the rule result codes (0
-/// without `rule_files`) of every position of `level`, from both slices' files, in one
-/// batch: the placements in key order, each `kings_per_placement` long. A capture
-/// position's file values are don't-cares; it gets the outcome of its captures instead
-/// (found once here rather than once for every move that leads to it) and a distance to
-/// conversion of 1 (0 for a draw). Its rule result is stored. A position whose files leave
-/// its value to its moves (a searched slice's, a forced exchange) gets the best over them,
-/// from this level, the level `above` (the one read before) and the tables
-/// ([`LevelsRead::fill_unread`]).
+/// The outcomes (as codes) and the rule result codes (0 without `rule_files`) of every
+/// position of `level`, from both slices' files, in one batch: the placements in key order,
+/// each `kings_per_placement` long; its distances to conversion too where placements are
+/// too small or too large for a [`DtcReader`]'s window. A capture position's file values
+/// are don't-cares; it gets the outcome of its captures instead (found once here rather
+/// than once for every move that leads to it) and a distance to conversion of 1 (0 for a
+/// draw). Its rule result is stored. A position whose files leave its value to its moves
+/// (a searched slice's, a forced exchange) gets the best over them, from this level, the
+/// level `above` (the one read before) and the tables ([`LevelsRead::fill_unread`]).
 /// Last, a bit a position, in the same order: whether it is a capture position.
 ///
 /// The rule results are read only where `rule_files` are given (the caller gives none
@@ -649,11 +649,8 @@ impl<'a> DtcReader<'a> {
             i = end;
         }
         for (o, dtc) in (start..).zip(dtcs.iter_mut()) {
-            let value = Outcome::from_code(self.values.batches[0][o]);
-            if value.is_none_or(|v| v.wdl == Wdl::Draw) {
-                *dtc = 0;
-            } else if self.captured[o / 64] >> (o % 64) & 1 != 0 {
-                *dtc = 1;
+            if let Some(known) = self.not_in_file(o) {
+                *dtc = known;
             }
         }
         self.window = (start, dtcs);
@@ -666,18 +663,25 @@ impl<'a> DtcReader<'a> {
         if let Some(held) = self.held {
             return Ok(held.batches[0][o]);
         }
-        let value = Outcome::from_code(self.values.batches[0][o]);
-        if value.is_none_or(|v| v.wdl == Wdl::Draw) {
-            return Ok(0);
-        }
-        if self.captured[o / 64] >> (o % 64) & 1 != 0 {
-            return Ok(1);
+        if let Some(known) = self.not_in_file(o) {
+            return Ok(known);
         }
         let kings = self.values.kings;
         let m = Member::from_key(self.values.blocks[o / kings as usize].0);
         let i = m.id * kings + o as u64 % kings;
         let slice = m.slice as usize;
         self.blocks[slice].value(&self.files[slice][2], i)
+    }
+
+    /// The distance to conversion of position `o` where its file's is not it: 0 for a
+    /// draw, 1 for a capture position.
+    fn not_in_file(&self, o: usize) -> Option<u16> {
+        let value = Outcome::from_code(self.values.batches[0][o]);
+        if value.is_none_or(|v| v.wdl == Wdl::Draw) {
+            Some(0)
+        } else {
+            (self.captured[o / 64] >> (o % 64) & 1 != 0).then_some(1)
+        }
     }
 }
 
