@@ -351,8 +351,8 @@ fn swapped_blocks_are_errors_or_found_by_verify() {
 
 #[test]
 fn a_wrong_distance_to_conversion_is_found_by_verify() {
-    // 2101's placements are small (30 arrangements of its kings): its levels' distances are
-    // held. 1201's have 13,485: the verify reads them from the file as it checks.
+    // 2101's placements are small (870 arrangements of its kings): its levels' distances
+    // are held. 1201's have 13,485: the verify reads them from the file as it checks.
     wrong_distance_to_conversion_found("2101");
     wrong_distance_to_conversion_found("1201");
 }

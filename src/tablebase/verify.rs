@@ -520,7 +520,8 @@ fn read_level<R: Rules>(
             .try_for_each(|(c, dtcs)| {
                 let mut reader = DtcReader::new(files, &values, &captured, None);
                 for (o, dtc) in (c * TASK_POSITIONS..).zip(dtcs) {
-                    *dtc = reader.in_order(o)?;
+                    let m = members[o / kings as usize];
+                    *dtc = reader.in_order(o, m.slice, m.id * kings + o as u64 % kings)?;
                 }
                 Ok::<_, ProbeError>(())
             })
@@ -539,7 +540,9 @@ fn read_level<R: Rules>(
                     if let (TO_DERIVE, Some(limit)) = (*rule, derived[m.slice as usize]) {
                         let value = values.batches[0][o];
                         let plain = Outcome::from_code(value).map_or(Wdl::Draw, |o| o.wdl);
-                        *rule = RuleResult::derived(plain, reader.in_order(o)?, limit).code();
+                        let i = m.id * kings + o as u64 % kings;
+                        let dtc = reader.in_order(o, m.slice, i)?;
+                        *rule = RuleResult::derived(plain, dtc, limit).code();
                     }
                 }
                 Ok::<_, ProbeError>(())
@@ -657,19 +660,17 @@ impl<'a> DtcReader<'a> {
         Ok(())
     }
 
-    /// The distance to conversion of position `o` of the level read, for reads in the
-    /// order of the level: from the file, the last block read of each slice kept.
-    fn in_order(&mut self, o: usize) -> Result<u16, ProbeError> {
+    /// The distance to conversion of position `o` of the level read (index `i` of slice
+    /// `slice`), for reads in the order of the level: from the file, the last block read of
+    /// each slice kept.
+    fn in_order(&mut self, o: usize, slice: u8, i: u64) -> Result<u16, ProbeError> {
         if let Some(held) = self.held {
             return Ok(held.batches[0][o]);
         }
         if let Some(known) = self.not_in_file(o) {
             return Ok(known);
         }
-        let kings = self.values.kings;
-        let m = Member::from_key(self.values.blocks[o / kings as usize].0);
-        let i = m.id * kings + o as u64 % kings;
-        let slice = m.slice as usize;
+        let slice = slice as usize;
         self.blocks[slice].value(&self.files[slice][2], i)
     }
 
@@ -731,9 +732,9 @@ struct LevelsRead<'a, R: Rules> {
 
 impl<R: Rules> LevelsRead<'_, R> {
     /// Sets the positions of the level (`values`, laid out as [`read_level`] lays it out)
-    /// whose `unread` is in `pass` to the best outcome over their moves: a quiet move's successor
-    /// from this level or the one above, any other (or a successor whose value is not in
-    /// yet) from the tables. A position whose win or loss is stored keeps it, with the
+    /// whose `unread` is in `pass` to the best outcome over their moves: a quiet move's
+    /// successor from this level or the one above, any other (or a successor whose value is
+    /// not in yet) from the tables. A position whose win or loss is stored keeps it, with the
     /// distance found: where the moves say otherwise, its check finds it wrong. The
     /// outcomes are found first, two bytes each, then set.
     fn fill_unread(
@@ -1036,9 +1037,11 @@ fn check_level<R: Rules>(
                             .unwrap_or(Outcome::DRAW)
                             .wdl;
                         let expected = match rules.expected {
-                            Expected::Derived(limit) => {
-                                RuleResult::derived(plain, dtcs.in_order(here.in_batch())?, limit)
-                            }
+                            Expected::Derived(limit) => RuleResult::derived(
+                                plain,
+                                dtcs.in_order(here.in_batch(), slice, i)?,
+                                limit,
+                            ),
                             Expected::Moves => {
                                 let levels = [rule_level, rules.above];
                                 expected_rule(
@@ -1054,9 +1057,11 @@ fn check_level<R: Rules>(
                         };
                         let stored = match rules.stored {
                             StoredRules::Read(l) => RuleResult::from_code(l.at(here)),
-                            StoredRules::Derived(limit) => {
-                                RuleResult::derived(plain, dtcs.in_order(here.in_batch())?, limit)
-                            }
+                            StoredRules::Derived(limit) => RuleResult::derived(
+                                plain,
+                                dtcs.in_order(here.in_batch(), slice, i)?,
+                                limit,
+                            ),
                         };
                         tally.rule_counts[match stored.category {
                             RuleCategory::Win => 0,
@@ -1117,7 +1122,7 @@ fn check_level<R: Rules>(
                     let expected = expected.unwrap_or(Outcome::loss(0));
                     let expected_dtc = expected_dtc.unwrap_or(0);
                     if stored == expected && stored.wdl != Wdl::Draw && tally.bad.is_none() {
-                        let stored_dtc = dtcs.in_order(here.in_batch())?;
+                        let stored_dtc = dtcs.in_order(here.in_batch(), slice, i)?;
                         if stored_dtc != expected_dtc {
                             tally.bad = Some(SliceCheck::BadDtc {
                                 index: i,
