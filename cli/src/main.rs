@@ -6,7 +6,6 @@ mod cluster;
 mod compact;
 mod generate;
 mod hub;
-mod huge_pages;
 mod info;
 mod moves;
 mod pdn;
@@ -21,9 +20,6 @@ use std::fmt;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-
-#[global_allocator]
-static ALLOCATOR: huge_pages::HugePages = huge_pages::HugePages;
 
 /// An error the CLI reports as one line on stderr, with its exit code.
 #[derive(Debug)]
