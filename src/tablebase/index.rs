@@ -178,6 +178,23 @@ impl MoverFrame {
         }
     }
 
+    /// The same frame, each board read as a word of its own. A frame returned through
+    /// memory (as [`SliceIndex::with_kings`] returns it) was just written a word at a time,
+    /// and a load of two boards at once (which the compiler makes to turn them together)
+    /// cannot be served from those stores: it waits until they reach the cache, and every
+    /// later instruction with it (as [`Position`]'s `reread`; benches/README.md, "Store
+    /// forwarding").
+    #[inline(always)]
+    pub(crate) fn reread(&self) -> MoverFrame {
+        // Safety: each pointer is to a field of `self`: valid, aligned and initialized.
+        let word = |board: &u64| unsafe { std::ptr::read_volatile(board) };
+        MoverFrame {
+            mover: word(&self.mover),
+            other: word(&self.other),
+            kings: word(&self.kings),
+        }
+    }
+
     /// The frame of the other side (after a move, the other side is to move).
     #[inline(always)]
     pub fn turned<R: Rules>(&self) -> MoverFrame {

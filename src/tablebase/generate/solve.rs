@@ -561,13 +561,15 @@ impl Unit<'_> {
         let b = i / k as usize;
         let (mover, other) = self.men[b];
         let slice = self.members[b].slice as usize;
-        job.index[slice].with_kings(
-            mover,
-            other,
-            &self.free[b],
-            i as u64 % k,
-            job.arrangements[slice].as_ref(),
-        )
+        job.index[slice]
+            .with_kings(
+                mover,
+                other,
+                &self.free[b],
+                i as u64 % k,
+                job.arrangements[slice].as_ref(),
+            )
+            .reread()
     }
 }
 
