@@ -287,8 +287,8 @@ impl Packed {
             }
         }
         // Each chunk is encoded (on this thread, by all of the pool's) while another thread
-        // reads the next. A small slice's buffers are its size: memory new to the process
-        // is zeroed a (huge) page at a time as it is first written.
+        // reads the next. A slice smaller than a chunk gets buffers of its own size (the
+        // kernel zeroes memory new to the process as it is first written).
         let capacity = CHUNK.min(base.positions as usize);
         let empty = || std::array::from_fn(|_| Vec::with_capacity(capacity));
         let (mut chunk, mut next): ([Vec<u16>; 3], [Vec<u16>; 3]) = (empty(), empty());
