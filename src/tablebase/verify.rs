@@ -1104,12 +1104,11 @@ fn check_level<R: Rules>(
                         if o.wdl == stored.wdl && stored.wdl != Wdl::Draw {
                             // A king's move keeps the placement (this level); any other
                             // converts.
-                            let conversion = match pos.kings().contains(mv.from()) {
-                                true => match place.filter(|p| p.level == 0) {
-                                    Some(p) => dtcs.successor(p.in_batch())? + 1,
-                                    None => 1,
-                                },
-                                false => 1,
+                            let kept =
+                                place.filter(|p| p.level == 0 && pos.kings().contains(mv.from()));
+                            let conversion = match kept {
+                                Some(p) => dtcs.successor(p.in_batch())? + 1,
+                                None => 1,
                             };
                             expected_dtc = Some(match (expected_dtc, stored.wdl) {
                                 (None, _) => conversion,
