@@ -6,15 +6,16 @@
 //! ([`unit_rules_layered`]).
 
 use super::super::outcome::{Outcome, Wdl};
-use super::super::rule_result::{Moves, RuleCategory, RuleResult};
+use super::super::rule_result::{Contribution, Moves, RuleCategory, RuleResult};
 use super::super::two_counts::next_layer;
 use super::GenerateError;
 use super::solve::{
-    CODE, Exits, Job, PREFETCH_AHEAD, Pred, RulesAbove, Unit, Walk, add_exit,
+    CAPTURE, CODE, Exits, Job, PREFETCH_AHEAD, Pred, RulesAbove, Unit, Walk, add_exit,
     king_successor_in_unit, known_predecessors,
 };
 use crate::rules::{
-    Geometry, Governing, MoveList, Position, Rules, generate, generate_counting_king_quiets,
+    Geometry, Governing, MoveList, Position, Rules, SideMaterial, generate,
+    generate_counting_king_quiets,
 };
 use crate::tablebase::index::MoverFrame;
 use crate::tablebase::levels::prefetch;
@@ -88,12 +89,7 @@ fn exits<R: Rules>(
     let kings = pos.kings();
     for mv in list.as_slice() {
         let child = if mv.is_capture() || mv.is_promotion() {
-            let next = MoverFrame::of(&pos.play(mv));
-            // The position after the move is seen from the other side.
-            let [them, us] = next.material().sides();
-            job.tb
-                .stored_rule::<R>(&next)?
-                .contribution(carried([us, them]), limit)
+            conversion(job, before, &pos.play(mv))?
         } else if kings.contains(mv.from()) || R::Board::is_sideways(mv.from(), mv.to()) {
             e.inside += 1;
             continue;
@@ -110,6 +106,37 @@ fn exits<R: Rules>(
         e.out.add(child);
     }
     Ok(e)
+}
+
+/// What a capture or a crowning gives the side to move of a position with material
+/// `before` (its sides, the side to move's first) under the job's rule set, `after` being
+/// the position it leads to (read from the built slices).
+pub(super) fn conversion<R: Rules>(
+    job: &Job<'_, R>,
+    before: [SideMaterial; 2],
+    after: &Position<R>,
+) -> Result<Contribution, GenerateError> {
+    let rules = job
+        .rules
+        .expect("conversions are valued only in a job with rule results");
+    let next = MoverFrame::of(after);
+    // The position after the move is seen from the other side.
+    let [them, us] = next.material().sides();
+    Ok(job.tb.stored_rule::<R>(&next)?.contribution(
+        rules.carries(before, [us, them], true),
+        job.governing.plies(),
+    ))
+}
+
+/// The rule result code of a position with a capture whose captures give `captures` (see
+/// [`conversion`]), `plain` being its plain value: as [`exits`] would find it.
+pub(super) fn capture_rule(captures: &Moves, plain: Wdl) -> u16 {
+    match plain {
+        // A plain draw is a draw under the rules: they only add draws.
+        Wdl::Draw => RuleResult::drawn(Wdl::Draw),
+        w => captures.result(w),
+    }
+    .code()
 }
 
 /// The rule result of a position whose every move leaves its unit (a placement without
@@ -210,6 +237,14 @@ pub(super) fn unit_rules<R: Rules>(
         // predecessors never count it as a win: nothing to walk.
         if plain(i) == Wdl::Draw {
             rules[i] = RuleResult::drawn(Wdl::Draw).code();
+            continue;
+        }
+        // A capture position's result came with its classification ([`capture_rule`]).
+        if state[i] & CAPTURE != 0 {
+            let r = RuleResult::from_code(rules[i]);
+            if matches!(r.category, RuleCategory::Win | RuleCategory::Loss) {
+                resolve(s, rules, i, r);
+            }
             continue;
         }
         let slice = unit.members[i / k].slice;
@@ -354,6 +389,15 @@ fn unit_rules_layered<R: Rules>(
     // draws), and a position whose every move leaves the unit has one result at every
     // layer after the first.
     for (i, rule) in rules.iter_mut().enumerate() {
+        // A capture position is never open, and its result came with its classification
+        // ([`capture_rule`]); it has moves.
+        if state[i] & CAPTURE != 0 {
+            layer.push(RuleResult::drawn(plain(i)).code());
+            s.open.push(0);
+            s.exit_moves.push(Moves::default());
+            s.ends.push(s.successors.len() as u32);
+            continue;
+        }
         let pos = unit.frame(job, i).position::<R>();
         let e = exits(job, unit.members[i / k].slice, &pos, above, (list, true))?;
         layer.push(match list.as_slice() {

@@ -33,12 +33,14 @@ use super::super::table::decompress_values;
 use super::GenerateError;
 use super::known_preds::KnownPreds;
 use super::packing::Packing;
-use super::rules::{RuleScratch, closed_rule, derived_code, derived_rule, unit_rules};
+use super::rules::{
+    RuleScratch, capture_rule, closed_rule, conversion, derived_code, derived_rule, unit_rules,
+};
 use crate::rules::{
     Bitboard, Color, Geometry, Governing, MoveList, OPPOSITE, Position, RuleSet, Rules,
     generate_counting_king_quiets,
 };
-use crate::tablebase::rule_result::{RuleCategory, RuleResult};
+use crate::tablebase::rule_result::{Moves, RuleCategory, RuleResult};
 use rayon::prelude::*;
 
 /// Marks an index that holds no position (men of both sides on one square).
@@ -589,8 +591,13 @@ pub(super) fn add_exit(exits: &mut Exits, ply: u16, pred: Pred) {
 
 /// What a position's moves give, before anything is known of the unit.
 enum Class {
-    /// The value is known: no move, a capture, or no move in the unit.
-    Final { outcome: Outcome, capture: bool },
+    /// The value is known: no move, a capture, or no move in the unit. `captures` is set
+    /// where the position has a capture: what its captures give under the job's rule set
+    /// (nothing where the rule results are not asked for).
+    Final {
+        outcome: Outcome,
+        captures: Option<Moves>,
+    },
     /// Moves in the unit (`king_moves` of them by kings), and the best exit if any.
     Open {
         moves: u16,
@@ -632,23 +639,25 @@ fn solve_closed<R: Rules>(
         kings: 0,
     };
     let pos = frame.position::<R>();
-    let value = match classify(job, m.slice, &pos, above, &mut scratch.moves)? {
-        Class::Final { outcome, capture } => {
+    let stores = stores_rules(job, derived);
+    let value = match classify(job, m.slice, &pos, above, &mut scratch.moves, stores)? {
+        Class::Final { outcome, captures } => {
             let code = code_of(outcome)?;
             let dtc = final_dtc(outcome);
             out.dtc.push(dtc);
-            let rule = match job.rules {
-                Some(_) if derived => derived_rule(job, outcome, dtc),
-                Some(_) => {
+            let rule = match (job.rules, &captures) {
+                (Some(_), _) if derived => derived_rule(job, outcome, dtc),
+                (Some(_), Some(captures)) => capture_rule(captures, outcome.wdl),
+                (Some(_), None) => {
                     closed_rule(job, m.slice, &pos, outcome, above_rules, &mut scratch.moves)?
                 }
-                None => 0,
+                (None, _) => 0,
             };
-            if stores_rules(job, derived) {
+            if stores {
                 out.rules.push(rule);
             }
             out.counts[m.slice as usize].add_rule(rule);
-            if capture {
+            if captures.is_some() {
                 CAPTURE | code
             } else {
                 out.counts[m.slice as usize].add(outcome, dtc);
@@ -749,23 +758,29 @@ fn solve_unit<R: Rules>(
     exits.iter_mut().for_each(Vec::clear);
     let mut most = if parts == 1 {
         let mut pending = Pending::new(summary, 0);
-        classify_part(job, &unit, state, dtc, &mut pending, above, moves, exits)?;
+        let cells = (&mut *state, &mut *dtc, &mut *rules);
+        classify_part(job, &unit, cells, &mut pending, above, moves, exits)?;
         pending.most
     } else {
+        // The rule results' parts, empty where the level keeps none.
+        let rule_parts: Vec<&mut [u16]> = match stores {
+            true => rules.chunks_mut(part_len).collect(),
+            false => (0..parts).map(|_| &mut [][..]).collect(),
+        };
         let classified = state
             .par_chunks_mut(part_len)
             .zip(dtc.par_chunks_mut(part_len))
+            .zip(rule_parts)
             .zip(summary.par_chunks_mut(part_len / SPAN))
             .enumerate()
-            .map(|(p, ((state, dtc), summary))| {
+            .map(|(p, (((state, dtc), rules), summary))| {
                 let mut pending = Pending::new(summary, p * part_len);
                 let (mut above, mut list, mut exits) =
                     (Above::new([above.level()]), MoveList::new(), Vec::new());
                 classify_part(
                     job,
                     &unit,
-                    state,
-                    dtc,
+                    (state, dtc, rules),
                     &mut pending,
                     &mut above,
                     &mut list,
@@ -1123,25 +1138,33 @@ impl<'a> Pending<'a> {
 fn classify_part<R: Rules>(
     job: &Job<'_, R>,
     unit: &Unit<'_>,
-    state: &mut [u16],
-    dtc: &mut [u16],
+    (state, dtc, rules): (&mut [u16], &mut [u16], &mut [u16]),
     pending: &mut Pending<'_>,
     above: &mut Above<'_, 1>,
     moves: &mut MoveList,
     exits: &mut Exits,
 ) -> Result<(), GenerateError> {
     let k = job.kings() as usize;
+    let stores = !rules.is_empty();
     for ((i, cell), d) in (pending.offset..).zip(state.iter_mut()).zip(dtc.iter_mut()) {
         let m = unit.members[i / k];
         let pos = unit.frame(job, i).position::<R>();
-        *cell = match classify(job, m.slice, &pos, above, moves)? {
-            Class::Final { outcome, capture } => {
+        *cell = match classify(job, m.slice, &pos, above, moves, stores)? {
+            Class::Final { outcome, captures } => {
                 let code = code_of(outcome)?;
                 if outcome.wdl != Wdl::Draw {
                     pending.add(i, outcome.dtw);
                 }
                 *d = final_dtc(outcome);
-                if capture { CAPTURE | code } else { code }
+                match captures {
+                    Some(captures) => {
+                        if stores {
+                            rules[i - pending.offset] = capture_rule(&captures, outcome.wdl);
+                        }
+                        CAPTURE | code
+                    }
+                    None => code,
+                }
             }
             Class::Open {
                 moves,
@@ -1262,25 +1285,33 @@ fn code_of(o: Outcome) -> Result<u16, GenerateError> {
 }
 
 /// The moves of `pos` (a position of slice `slice`, seen from its side to move). Kings'
-/// quiet moves stay in the unit and are only counted; men's are listed.
+/// quiet moves stay in the unit and are only counted; men's are listed. A capture's rule
+/// result is valued where `rules` asks for it (the job's rule set's).
 fn classify<R: Rules>(
     job: &Job<'_, R>,
     slice: u8,
     pos: &Position<R>,
     above: &mut Above<'_, 1>,
     list: &mut MoveList,
+    rules: bool,
 ) -> Result<Class, GenerateError> {
     let king_moves = generate_counting_king_quiets(pos, list) as u16;
     let moves = list.as_slice();
-    if let Some((first, rest)) = moves.split_first().filter(|(m, _)| m.is_capture()) {
-        let resolve = |mv| super::capture_memo::resolve(job.memo, job.tb, &pos.play(mv));
-        let mut best = resolve(first)?.before_move();
-        for mv in rest {
-            best = best.max(resolve(mv)?.before_move());
+    if moves.first().is_some_and(|m| m.is_capture()) {
+        let before = rules.then(|| MoverFrame::of(pos).material().sides());
+        let mut best: Option<Outcome> = None;
+        let mut captures = Moves::default();
+        for mv in moves {
+            let after = pos.play(mv);
+            let o = super::capture_memo::resolve(job.memo, job.tb, &after)?.before_move();
+            best = Some(best.map_or(o, |b| b.max(o)));
+            if let Some(before) = before {
+                captures.add(conversion(job, before, &after)?);
+            }
         }
         return Ok(Class::Final {
-            outcome: best,
-            capture: true,
+            outcome: best.expect("a capture position has a move"),
+            captures: Some(captures),
         });
     }
     let mut inside = king_moves;
@@ -1308,7 +1339,7 @@ fn classify<R: Rules>(
     Ok(if inside == 0 {
         Class::Final {
             outcome: exit.unwrap_or(Outcome::loss(0)),
-            capture: false,
+            captures: None,
         }
     } else {
         Class::Open {
