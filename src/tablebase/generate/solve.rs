@@ -1297,20 +1297,22 @@ fn classify<R: Rules>(
 ) -> Result<Class, GenerateError> {
     let king_moves = generate_counting_king_quiets(pos, list) as u16;
     let moves = list.as_slice();
-    if moves.first().is_some_and(|m| m.is_capture()) {
-        let before = rules.then(|| MoverFrame::of(pos).material().sides());
-        let mut best: Option<Outcome> = None;
+    if let Some((first, rest)) = moves.split_first().filter(|(m, _)| m.is_capture()) {
+        let resolve = |mv| super::capture_memo::resolve(job.memo, job.tb, &pos.play(mv));
+        let mut best = resolve(first)?.before_move();
+        for mv in rest {
+            best = best.max(resolve(mv)?.before_move());
+        }
+        // A plain draw is drawn under the rules too ([`capture_rule`]).
         let mut captures = Moves::default();
-        for mv in moves {
-            let after = pos.play(mv);
-            let o = super::capture_memo::resolve(job.memo, job.tb, &after)?.before_move();
-            best = Some(best.map_or(o, |b| b.max(o)));
-            if let Some(before) = before {
-                captures.add(conversion(job, before, &after)?);
+        if rules && best.wdl != Wdl::Draw {
+            let before = MoverFrame::of(pos).material().sides();
+            for mv in moves {
+                captures.add(conversion(job, before, &pos.play(mv))?);
             }
         }
         return Ok(Class::Final {
-            outcome: best.expect("a capture position has a move"),
+            outcome: best,
             captures: Some(captures),
         });
     }
