@@ -391,7 +391,24 @@ impl RuleSet {
         after: [SideMaterial; 2],
         conversion: bool,
     ) -> bool {
-        match self.governing(before[0], before[1]) {
+        self.carries_under(
+            self.governing(before[0], before[1]),
+            before,
+            after,
+            conversion,
+        )
+    }
+
+    /// [`RuleSet::carries`], `governing` being the count of material `before` (known to
+    /// the caller: a table generator's job has one material).
+    pub fn carries_under(
+        &self,
+        governing: Governing,
+        before: [SideMaterial; 2],
+        after: [SideMaterial; 2],
+        conversion: bool,
+    ) -> bool {
+        match governing {
             Governing::Quiet(Some(_)) => !conversion,
             Governing::Quiet(None) => true,
             Governing::Material { index, .. } | Governing::Both { index, .. } => {

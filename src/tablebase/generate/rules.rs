@@ -75,7 +75,7 @@ fn exits<R: Rules>(
         .rules
         .expect("exits are asked only of a job with rule results");
     let before = MoverFrame::of(pos).material().sides();
-    let carried = |after| rules.carries(before, after, true);
+    let carried = |after| rules.carries_under(job.governing, before, after, true);
     let limit = job.governing.plies();
     let mut e = UnitMoves {
         inside: 0,
@@ -123,7 +123,7 @@ pub(super) fn conversion<R: Rules>(
     // The position after the move is seen from the other side.
     let [them, us] = next.material().sides();
     Ok(job.tb.stored_rule::<R>(&next)?.contribution(
-        rules.carries(before, [us, them], true),
+        rules.carries_under(job.governing, before, [us, them], true),
         job.governing.plies(),
     ))
 }
