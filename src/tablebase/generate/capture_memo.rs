@@ -1,7 +1,8 @@
 //! The outcomes of the positions a job's captures lead to, remembered on each thread: one
 //! position after a capture is reached from many positions of a slice (the piece taken
 //! anywhere between the capturing piece's start and its landing square), and finding its
-//! outcome costs a search of its own captures and lookups in the smaller tables.
+//! outcome costs a search of its own captures and lookups in the smaller tables. Beside the
+//! outcome, what the capture gives under the job's rule set, where it was asked for.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -9,6 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::rules::{Color, Position, Rules};
 use crate::tablebase::outcome::Outcome;
 use crate::tablebase::probe::{ProbeError, Tablebase};
+use crate::tablebase::rule_result::Contribution;
 
 /// Pairs of entries a thread keeps: 512 KiB, within the core's second-level cache (a
 /// larger memo answered more often but took longer for each answer).
@@ -32,6 +34,9 @@ struct Entry {
     /// The side to move (bit 0) and the outcome's code above it; 0 in an empty entry (a
     /// code is never 0).
     side_code: u32,
+    /// What the capture that led here gives under the rule set ([`conversion`]), encoded
+    /// ([`encode`]); 0 while not known.
+    conversion: u32,
 }
 
 const EMPTY: Entry = Entry {
@@ -39,6 +44,7 @@ const EMPTY: Entry = Entry {
     black: 0,
     kings: 0,
     side_code: 0,
+    conversion: 0,
 };
 
 /// Two entries in one cache line, the one used last first.
@@ -61,6 +67,31 @@ thread_local! {
     };
 }
 
+/// The entry of `pos` (its outcome and conversion not known) and its bucket.
+fn key_of<R: Rules>(pos: &Position<R>) -> (Entry, usize) {
+    let side = pos.side_to_move().index() as u32;
+    let key = Entry {
+        white: pos.pieces(Color::White).0,
+        black: pos.pieces(Color::Black).0,
+        kings: pos.kings().0,
+        side_code: side,
+        conversion: 0,
+    };
+    let hash = (key.white.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ key.black.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+        ^ key.kings.wrapping_mul(0x1656_67B1_9E37_79F9)
+        ^ u64::from(side))
+    .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (key, (hash >> (64 - BUCKETS.trailing_zeros())) as usize)
+}
+
+/// Whether `e` holds the position of `key`.
+#[inline(always)]
+fn same(e: &Entry, key: &Entry) -> bool {
+    (e.white, e.black, e.kings, e.side_code & 1) == (key.white, key.black, key.kings, key.side_code)
+        && e.side_code != 0
+}
+
 /// `tb.resolve(pos, true)` (the outcome with its distance) in job number `job`, remembered
 /// on this thread until it works for another job.
 pub(super) fn resolve<R: Rules>(
@@ -68,19 +99,8 @@ pub(super) fn resolve<R: Rules>(
     tb: &Tablebase,
     pos: &Position<R>,
 ) -> Result<Outcome, ProbeError> {
-    let side = pos.side_to_move().index() as u32;
-    let mut key = Entry {
-        white: pos.pieces(Color::White).0,
-        black: pos.pieces(Color::Black).0,
-        kings: pos.kings().0,
-        side_code: side,
-    };
-    let hash = (key.white.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        ^ key.black.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
-        ^ key.kings.wrapping_mul(0x1656_67B1_9E37_79F9)
-        ^ u64::from(side))
-    .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let at = (hash >> (64 - BUCKETS.trailing_zeros())) as usize;
+    let (mut key, at) = key_of(pos);
+    let side = key.side_code;
     MEMO.with_borrow_mut(|memo| {
         if memo.job != job {
             memo.job = job;
@@ -91,13 +111,9 @@ pub(super) fn resolve<R: Rules>(
             }
         }
         let bucket = &mut memo.buckets[at].0;
-        let same = |e: &Entry| {
-            (e.white, e.black, e.kings, e.side_code & 1) == (key.white, key.black, key.kings, side)
-                && e.side_code != 0
-        };
-        let code = if same(&bucket[0]) {
+        let code = if same(&bucket[0], &key) {
             bucket[0].side_code >> 1
-        } else if same(&bucket[1]) {
+        } else if same(&bucket[1], &key) {
             bucket.swap(0, 1);
             bucket[0].side_code >> 1
         } else {
@@ -109,6 +125,60 @@ pub(super) fn resolve<R: Rules>(
         };
         Ok(Outcome::from_code(code as u16).expect("a stored code is never 0"))
     })
+}
+
+/// What the capture that leads to `pos` gives under job number `job`'s rule set, `find`
+/// finding it where this thread does not remember it beside `pos`'s outcome (asked just
+/// before with [`resolve`]). Within a job it depends on `pos` alone: the material before
+/// the capture (of either of the job's slices) counts only where it equals the material
+/// after, which a capture never does.
+pub(super) fn conversion<R: Rules, E>(
+    job: u64,
+    pos: &Position<R>,
+    find: impl FnOnce() -> Result<Contribution, E>,
+) -> Result<Contribution, E> {
+    let (key, at) = key_of(pos);
+    let known = MEMO.with_borrow_mut(|memo| {
+        let code = entry(memo, job, at, &key)?.conversion;
+        (code != 0).then(|| decode(code))
+    });
+    if let Some(c) = known {
+        return Ok(c);
+    }
+    let c = find()?;
+    MEMO.with_borrow_mut(|memo| {
+        if let Some(e) = entry(memo, job, at, &key) {
+            e.conversion = encode(c);
+        }
+    });
+    Ok(c)
+}
+
+/// The entry of `memo` in bucket `at` that holds the position of `key`, if `memo` answers
+/// for job number `job`.
+fn entry<'m>(memo: &'m mut Memo, job: u64, at: usize, key: &Entry) -> Option<&'m mut Entry> {
+    if memo.job != job {
+        return None;
+    }
+    memo.buckets[at].0.iter_mut().find(|e| same(e, key))
+}
+
+/// A contribution as an entry's `conversion` (never 0).
+fn encode(c: Contribution) -> u32 {
+    match c {
+        Contribution::Win(p) => 1 | u32::from(p) << 2,
+        Contribution::Loss(p) => 2 | u32::from(p) << 2,
+        Contribution::Neither => 3,
+    }
+}
+
+/// The contribution an entry's `conversion` holds.
+fn decode(code: u32) -> Contribution {
+    match code & 3 {
+        1 => Contribution::Win((code >> 2) as u16),
+        2 => Contribution::Loss((code >> 2) as u16),
+        _ => Contribution::Neither,
+    }
 }
 
 #[cfg(test)]
@@ -130,7 +200,8 @@ mod tests {
     /// after a capture is reached from many), the memo answers what the tables do, when it
     /// finds the answer (asked again at once) as when it does not, within a new job as
     /// within the first; and a job of other tables (here none) gets no answer of the
-    /// first's.
+    /// first's. The same for what a capture gives under the rules, remembered beside the
+    /// outcome once found (here a made-up one, a function of the position).
     #[test]
     fn remembered_outcomes_are_the_tables() {
         let dir = scratch("capture-memo");
@@ -165,6 +236,9 @@ mod tests {
                         for _ in 0..2 {
                             assert_eq!(resolve(job, &tb, &after).expect("in the tables"), expected);
                         }
+                        let given = Contribution::Loss(after.kings().0.count_ones() as u16);
+                        assert_eq!(conversion(job, &after, || Ok::<_, ()>(given)), Ok(given));
+                        assert_eq!(conversion(job, &after, || Err(())), Ok(given));
                         captures += 1;
                         distinct.insert(after);
                         if after.pieces(Color::White).0 != 0 && after.pieces(Color::Black).0 != 0 {
@@ -179,7 +253,10 @@ mod tests {
         let (last, expected) = last.expect("a capture that leaves both sides pieces");
         assert!(no_tables.resolve(&last, true).is_err());
         assert_eq!(resolve(jobs[1], &no_tables, &last).ok(), Some(expected));
+        let given = Contribution::Loss(last.kings().0.count_ones() as u16);
+        assert_eq!(conversion(jobs[1], &last, || Err(())), Ok(given));
         assert!(resolve(next_job(), &no_tables, &last).is_err());
+        assert_eq!(conversion(next_job(), &last, || Err(())), Err(()));
         fs::remove_dir_all(&dir).expect("removed");
         fs::remove_dir_all(&empty_dir).expect("removed");
         // Positions after captures came again and again, as in a slice's build.

@@ -1308,7 +1308,9 @@ fn classify<R: Rules>(
         if rules && best.wdl != Wdl::Draw {
             let before = MoverFrame::of(pos).material().sides();
             for mv in moves {
-                captures.add(conversion(job, before, &pos.play(mv))?);
+                let after = pos.play(mv);
+                let find = || conversion(job, before, &after);
+                captures.add(super::capture_memo::conversion(job.memo, &after, find)?);
             }
         }
         return Ok(Class::Final {
