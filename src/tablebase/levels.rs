@@ -449,24 +449,27 @@ impl Place {
 pub(crate) struct Above<'a, const N: usize> {
     levels: [Option<&'a Level>; N],
     /// (slice, men of the side to move, men of the other side, where their values start),
-    /// replaced in turn from `next`.
+    /// two ways a set of [`RECENT_SETS`] chosen by a hash of the men, the one used last
+    /// first; an empty way's slice is [`NO_SLICE`].
     recent: Vec<(u8, u64, u64, Place)>,
-    next: usize,
-    /// The entry of `recent` found or added last.
-    last: usize,
 }
 
-impl<'a, const N: usize> Above<'a, N> {
-    /// Placements remembered.
-    const RECENT: usize = 32;
+/// Sets of placements an [`Above`] remembers (a power of two).
+const RECENT_SETS: usize = 32;
+/// The slice of a way of [`Above::recent`] that holds nothing.
+const NO_SLICE: u8 = u8::MAX;
 
+impl<'a, const N: usize> Above<'a, N> {
     /// Reads `levels`, the first that holds a placement giving its values.
     pub fn new(levels: [Option<&'a Level>; N]) -> Self {
+        let empty = Place {
+            level: 0,
+            batch: 0,
+            at: 0,
+        };
         Above {
             levels,
-            recent: Vec::with_capacity(Self::RECENT),
-            next: 0,
-            last: 0,
+            recent: vec![(NO_SLICE, 0, 0, empty); 2 * RECENT_SETS],
         }
     }
 
@@ -509,28 +512,24 @@ impl<'a, const N: usize> Above<'a, N> {
             return in_levels(index.rank(frame)?);
         }
         let (mover, other) = (frame.mover & !frame.kings, frame.other & !frame.kings);
+        let hash = (mover.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ other.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+            ^ u64::from(slice))
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let set = 2 * (hash >> (64 - RECENT_SETS.trailing_zeros())) as usize;
+        let ways = &mut self.recent[set..set + 2];
         let hit = |r: &(u8, u64, u64, Place)| r.0 == slice && r.1 == mover && r.2 == other;
-        // A king's move keeps its placement: most lookups find the one found last.
-        let found = match self.recent.get(self.last).is_some_and(hit) {
-            true => Some(self.last),
-            false => self.recent.iter().position(hit),
-        };
-        let start = match found {
-            Some(n) => {
-                self.last = n;
-                self.recent[n].3
-            }
-            None => {
-                let start = in_levels(index.rank(frame)? / kings)?;
-                let entry = (slice, mover, other, start);
-                match self.recent.get_mut(self.next) {
-                    Some(r) => *r = entry,
-                    None => self.recent.push(entry),
-                }
-                self.last = self.next;
-                self.next = (self.next + 1) % Self::RECENT;
-                start
-            }
+        let start = if hit(&ways[0]) {
+            ways[0].3
+        } else if hit(&ways[1]) {
+            ways.swap(0, 1);
+            ways[0].3
+        } else {
+            let start = in_levels(index.rank(frame)? / kings)?;
+            let ways = &mut self.recent[set..set + 2];
+            ways[1] = ways[0];
+            ways[0] = (slice, mover, other, start);
+            start
         };
         Some(start.plus(index.kings_rank(frame) as usize))
     }
