@@ -408,12 +408,12 @@ impl Level {
 /// Asks the processor to load the cache line of `value`, without waiting for it: the walks
 /// of the generator and the verify's reads of successors miss the cache.
 #[inline(always)]
-pub(crate) fn prefetch(value: &u16) {
+pub(crate) fn prefetch<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch is only a hint; it reads nothing and cannot fault.
     unsafe {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>((value as *const u16).cast());
+        _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast());
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = value;

@@ -92,6 +92,18 @@ fn same(e: &Entry, key: &Entry) -> bool {
         && e.side_code != 0
 }
 
+/// Asks for the entries that may hold `pos` in job number `job` to be loaded, without
+/// waiting for them: the outcomes of a position's captures are asked for one after the
+/// other, and each bucket is most often out of the cache.
+pub(super) fn prefetch<R: Rules>(job: u64, pos: &Position<R>) {
+    let (_, at) = key_of(pos);
+    MEMO.with_borrow(|memo| {
+        if memo.job == job {
+            crate::tablebase::levels::prefetch(&memo.buckets[at]);
+        }
+    });
+}
+
 /// `tb.resolve(pos, true)` (the outcome with its distance) in job number `job`, remembered
 /// on this thread until it works for another job.
 pub(super) fn resolve<R: Rules>(

@@ -1298,6 +1298,11 @@ fn classify<R: Rules>(
     let king_moves = generate_counting_king_quiets(pos, list) as u16;
     let moves = list.as_slice();
     if let Some((first, rest)) = moves.split_first().filter(|(m, _)| m.is_capture()) {
+        if !rest.is_empty() {
+            for mv in moves {
+                super::capture_memo::prefetch(job.memo, &pos.play(mv));
+            }
+        }
         let resolve = |mv| super::capture_memo::resolve(job.memo, job.tb, &pos.play(mv));
         let mut best = resolve(first)?.before_move();
         for mv in rest {
