@@ -1133,7 +1133,8 @@ impl<'a> Pending<'a> {
 }
 
 /// Classifies the positions of a part of a unit, `state` (and `dtc`, for [`conversions`])
-/// from position `pending.offset` on.
+/// from position `pending.offset` on; `rules` (empty where the level keeps no rule
+/// results) gets the rule results of its capture positions ([`capture_rule`]).
 #[allow(clippy::too_many_arguments)]
 fn classify_part<R: Rules>(
     job: &Job<'_, R>,
