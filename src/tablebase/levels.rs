@@ -526,7 +526,6 @@ impl<'a, const N: usize> Above<'a, N> {
             ways[0].3
         } else {
             let start = in_levels(index.rank(frame)? / kings)?;
-            let ways = &mut self.recent[set..set + 2];
             ways[1] = ways[0];
             ways[0] = (slice, mover, other, start);
             start
