@@ -41,12 +41,13 @@ use packing::Packing;
 pub const BUILD_CACHE_BYTES: usize = 1 << 30;
 
 /// Bytes a build holds per position of the levels it keeps: the value (2), and the key and
-/// place of each block of positions (16 bytes a block). A solved level's distances to
+/// place of each block of positions (16 bytes a block) with its slot (8 bytes a placement of
+/// the level's advancement, overlapping men included). A solved level's distances to
 /// conversion and rule results are held compressed, then as many bytes again while they
 /// are packed (see [`estimate`]).
 pub const LEVEL_BYTES_PER_POSITION: u64 = 2;
-/// Bytes a build keeps per block of positions of a level.
-pub const LEVEL_BYTES_PER_BLOCK: u64 = 16;
+/// Bytes a build keeps per block of positions of a level: its key and place, and its slot.
+pub const LEVEL_BYTES_PER_BLOCK: u64 = 24;
 /// Positions whose distances to conversion and rule results, compressed, take at most a
 /// byte: those of the level being solved, as each batch of units is solved, and the rule
 /// results of the level above where the level below cannot derive its own (English

@@ -14,6 +14,8 @@
 //! slice turned), and in Turkish every placement with the same men on each row, since
 //! sideways moves join them.
 
+use std::sync::Arc;
+
 use rayon::slice::ParallelSliceMut;
 
 use super::index::{MoverFrame, SliceIndex, binomial, unrank_set};
@@ -26,6 +28,8 @@ struct SideSets {
     advance: Vec<u16>,
     /// Ranks of the sets by advancement.
     by_advance: Vec<Vec<u32>>,
+    /// Per set, its place among the sets of its advancement (in `by_advance`).
+    rank_in_advance: Vec<u32>,
 }
 
 impl SideSets {
@@ -36,6 +40,7 @@ impl SideSets {
             masks: Vec::with_capacity(n as usize),
             advance: Vec::with_capacity(n as usize),
             by_advance: Vec::new(),
+            rank_in_advance: Vec::with_capacity(n as usize),
         };
         for rank in 0..n {
             let mask = unrank_set(rank, men as u32, domain);
@@ -46,6 +51,8 @@ impl SideSets {
             if sets.by_advance.len() <= advance as usize {
                 sets.by_advance.resize_with(advance as usize + 1, Vec::new);
             }
+            sets.rank_in_advance
+                .push(sets.by_advance[advance as usize].len() as u32);
             sets.by_advance[advance as usize].push(rank as u32);
             sets.masks.push(mask);
             sets.advance.push(advance);
@@ -72,6 +79,52 @@ fn advance_of<R: Rules>(sq: Square, color: Color) -> u16 {
 struct SlicePlacements {
     mover: SideSets,
     other: SideSets,
+}
+
+impl SlicePlacements {
+    /// The slot of placement `id` among the placements of advancement `advance` (overlapping
+    /// men included), if it has that advancement: the placements are numbered by the
+    /// advancement of the men of the side to move, then by their set's place among the sets
+    /// of that advancement, then by the other side's set's; `firsts` holds the first slot of
+    /// each advancement of the side to move.
+    #[inline(always)]
+    fn slot(&self, firsts: &[u64], advance: usize, id: u64) -> Option<usize> {
+        let n = self.other.masks.len() as u64;
+        let (mi, oi) = ((id / n) as usize, (id % n) as usize);
+        let mover_advance = *self.mover.advance.get(mi)? as usize;
+        let other_advance = *self.other.advance.get(oi)? as usize;
+        if mover_advance + other_advance != advance {
+            return None;
+        }
+        let row = self.other.by_advance[other_advance].len() as u64;
+        let slot = firsts[mover_advance]
+            + self.mover.rank_in_advance[mi] as u64 * row
+            + self.other.rank_in_advance[oi] as u64;
+        Some(slot as usize)
+    }
+
+    /// The first slot of each advancement of the side to move's men among the placements of
+    /// advancement `advance`, and the number of slots.
+    fn firsts(&self, advance: usize) -> (Vec<u64>, u64) {
+        let mut slots = 0;
+        let firsts = self
+            .mover
+            .by_advance
+            .iter()
+            .enumerate()
+            .map(|(a, movers)| {
+                let first = slots;
+                if let Some(others) = advance
+                    .checked_sub(a)
+                    .and_then(|b| self.other.by_advance.get(b))
+                {
+                    slots += movers.len() as u64 * others.len() as u64;
+                }
+                first
+            })
+            .collect();
+        (firsts, slots)
+    }
 }
 
 /// One placement of one slice of the job: a block of `kings_per_placement` positions.
@@ -102,7 +155,7 @@ impl Member {
 
 /// Every placement of a job's slices, by level.
 pub(crate) struct Placements<R: Rules> {
-    slices: Vec<SlicePlacements>,
+    slices: Arc<[SlicePlacements]>,
     kings_per_placement: u64,
     rules: std::marker::PhantomData<R>,
 }
@@ -272,42 +325,63 @@ pub(crate) struct Level {
     pub batches: Vec<Vec<u16>>,
     /// Positions a block.
     pub kings: u64,
-    /// Per slice, the men sets of the other side (placement ids run through them).
-    others: [u64; 2],
-    /// Per slice and men set of its side to move, the first block of a placement with that
-    /// set or a later one: a lookup searches only the blocks of one set.
-    starts: [Vec<u32>; 2],
+    /// The advancement of the level's placements.
+    advance: usize,
+    /// The job's slices' placements, whose slots [`Level::place`] computes.
+    slices: Arc<[SlicePlacements]>,
+    /// Per slice, where each placement of the level's advancement is: a lookup reads one
+    /// slot, searching nothing.
+    slots: Vec<Slots>,
 }
+
+/// Where the blocks of one slice's placements of one advancement are.
+struct Slots {
+    /// Per slot ([`SlicePlacements::slot`]), the batch and place of its block
+    /// ([`NO_BLOCK`] where none, as where men overlap).
+    blocks: Vec<(u32, u32)>,
+    /// The first slot of each advancement of the side to move's men.
+    firsts: Vec<u64>,
+}
+
+/// The batch and place of a slot that holds no placement of the level.
+const NO_BLOCK: (u32, u32) = (u32::MAX, 0);
 
 impl<R: Rules> Placements<R> {
     /// The level made of `blocks` (see [`Level::blocks`]) and `batches`.
     pub fn level(&self, blocks: Vec<(u64, u32, u32)>, batches: Vec<Vec<u16>>) -> Level {
-        let mut others = [0; 2];
-        let mut starts: [Vec<u32>; 2] = Default::default();
-        for (slice, s) in self.slices.iter().enumerate() {
-            let n = s.other.masks.len() as u64;
-            others[slice] = n;
-            let mut at = 0;
-            starts[slice] = (0..=s.mover.masks.len() as u64)
-                .map(|set| {
-                    let first = Member {
-                        slice: slice as u8,
-                        id: set * n,
-                    }
-                    .key();
-                    while at < blocks.len() && blocks[at].0 < first {
-                        at += 1;
-                    }
-                    at as u32
-                })
-                .collect();
+        let advance = blocks
+            .first()
+            .and_then(|b| {
+                let m = Member::from_key(b.0);
+                self.level_of(m.slice as usize, m.id)
+            })
+            .unwrap_or(0);
+        let mut slots: Vec<Slots> = self
+            .slices
+            .iter()
+            .map(|s| {
+                let (firsts, n) = s.firsts(advance);
+                Slots {
+                    blocks: vec![NO_BLOCK; n as usize],
+                    firsts,
+                }
+            })
+            .collect();
+        for &(key, batch, place) in &blocks {
+            let m = Member::from_key(key);
+            let slots = &mut slots[m.slice as usize];
+            // Every block of a level has its advancement: one without a slot is never found.
+            if let Some(slot) = self.slices[m.slice as usize].slot(&slots.firsts, advance, m.id) {
+                slots.blocks[slot] = (batch, place);
+            }
         }
         Level {
             blocks,
             batches,
             kings: self.kings_per_placement,
-            others,
-            starts,
+            advance,
+            slices: Arc::clone(&self.slices),
+            slots,
         }
     }
 }
@@ -336,16 +410,11 @@ impl Level {
     /// in it, if it is in this level.
     #[inline]
     pub fn place(&self, slice: u8, id: u64) -> Option<(usize, usize)> {
-        let key = Member { slice, id }.key();
-        let set = (id / self.others[slice as usize]) as usize;
-        let starts = &self.starts[slice as usize];
-        let (from, to) = (*starts.get(set)? as usize, *starts.get(set + 1)? as usize);
-        let b = from
-            + self.blocks[from..to]
-                .binary_search_by_key(&key, |b| b.0)
-                .ok()?;
-        let (_, batch, place) = self.blocks[b];
-        Some((batch as usize, place as usize * self.kings as usize))
+        let slots = self.slots.get(slice as usize)?;
+        let slot = self.slices[slice as usize].slot(&slots.firsts, self.advance, id)?;
+        let (batch, place) = *slots.blocks.get(slot)?;
+        // A slot of no block holds NO_BLOCK, past every batch.
+        (batch != NO_BLOCK.0).then(|| (batch as usize, place as usize * self.kings as usize))
     }
 
     /// The placements of slice `slice` in this level, each with where its values start,
@@ -578,6 +647,63 @@ mod tests {
         levels_cover::<English>(&[Material::new(2, 0, 2, 0)]);
         levels_cover::<International>(&[Material::new(1, 1, 2, 0), Material::new(2, 0, 1, 1)]);
         levels_cover::<Turkish>(&[Material::new(2, 0, 1, 1), Material::new(1, 1, 2, 0)]);
+    }
+
+    /// A level built on its members' blocks, in an order other than theirs, finds each
+    /// block where it was put and no placement of another level or with overlapping men.
+    fn levels_find_their_blocks<R: Rules>(slices: &[Material]) {
+        let p = Placements::<R>::new(slices);
+        let k = p.kings_per_placement() as usize;
+        for level in 0..p.levels() {
+            let members = p.members(level);
+            // Two batches, the members' blocks in turn into each, last member first.
+            let blocks: Vec<(u64, u32, u32)> = members
+                .iter()
+                .rev()
+                .enumerate()
+                .map(|(n, m)| (m.key(), (n % 2) as u32, (n / 2) as u32))
+                .collect();
+            let sorted = {
+                let mut b = blocks.clone();
+                b.sort_unstable();
+                b
+            };
+            let l = p.level(sorted, vec![Vec::new(), Vec::new()]);
+            for &(key, batch, place) in &blocks {
+                let m = Member::from_key(key);
+                let found = l.place(m.slice, m.id);
+                assert_eq!(found, Some((batch as usize, place as usize * k)));
+            }
+            for s in 0..slices.len() {
+                for id in 0..p.count(s) {
+                    if p.level_of(s, id) != Some(level) {
+                        assert_eq!(
+                            l.place(s as u8, id),
+                            None,
+                            "level {level} slice {s} id {id}"
+                        );
+                    }
+                }
+                assert_eq!(l.place(s as u8, p.count(s)), None);
+            }
+        }
+    }
+
+    #[test]
+    fn levels_find_every_block_by_its_slot() {
+        levels_find_their_blocks::<English>(&[
+            Material::new(2, 1, 1, 1),
+            Material::new(1, 1, 2, 1),
+        ]);
+        levels_find_their_blocks::<English>(&[Material::new(3, 0, 2, 0)]);
+        levels_find_their_blocks::<International>(&[
+            Material::new(1, 1, 2, 0),
+            Material::new(2, 0, 1, 1),
+        ]);
+        levels_find_their_blocks::<Turkish>(&[
+            Material::new(2, 0, 1, 1),
+            Material::new(1, 1, 2, 0),
+        ]);
     }
 
     /// Quiet moves that do not crown: a man's step raises the level by one (a Turkish
