@@ -208,8 +208,10 @@ impl<R: Rules> Placements<R> {
 
     /// The members of `level`, in block order ([`Member::key`]).
     pub fn members(&self, level: usize) -> Vec<Member> {
-        let mut out = Vec::new();
-        for (slice, s) in self.slices.iter().enumerate() {
+        // Each slice's members come in the order of their ids (sets by rank); the two
+        // slices' lists are merged.
+        let mut lists = [Vec::new(), Vec::new()];
+        for ((slice, s), out) in self.slices.iter().enumerate().zip(&mut lists) {
             let n = s.other.masks.len() as u64;
             for (mi, (&mask, &advance)) in s.mover.masks.iter().zip(&s.mover.advance).enumerate() {
                 let Some(need) = level.checked_sub(advance as usize) else {
@@ -228,8 +230,8 @@ impl<R: Rules> Placements<R> {
                 }
             }
         }
-        out.par_sort_unstable_by_key(|m| m.key());
-        out
+        let [first, second] = lists;
+        merge_by_key(first, second)
     }
 
     /// Positions of `level` (both slices), overlapping men included: an upper bound, cheap to
@@ -314,6 +316,26 @@ impl<R: Rules> Placements<R> {
         }
         units
     }
+}
+
+/// The members of `a` and `b`, each in key order, in key order.
+fn merge_by_key(a: Vec<Member>, b: Vec<Member>) -> Vec<Member> {
+    if b.is_empty() {
+        return a;
+    }
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+    while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
+        let next = if x.key() < y.key() {
+            a.next()
+        } else {
+            b.next()
+        };
+        out.extend(next);
+    }
+    out.extend(a);
+    out.extend(b);
+    out
 }
 
 /// The values of a level's positions (outcome codes while building, or as stored), in
