@@ -360,7 +360,7 @@ pub(crate) struct Level {
 struct Slots {
     /// Per slot ([`SlicePlacements::slot`]), the batch and place of its block
     /// ([`NO_BLOCK`] where none, as where men overlap).
-    blocks: Vec<(u32, u32)>,
+    places: Vec<(u32, u32)>,
     /// The first slot of each advancement of the side to move's men.
     firsts: Vec<u64>,
 }
@@ -384,7 +384,7 @@ impl<R: Rules> Placements<R> {
             .map(|s| {
                 let (firsts, n) = s.firsts(advance);
                 Slots {
-                    blocks: vec![NO_BLOCK; n as usize],
+                    places: vec![NO_BLOCK; n as usize],
                     firsts,
                 }
             })
@@ -394,7 +394,7 @@ impl<R: Rules> Placements<R> {
             let slots = &mut slots[m.slice as usize];
             // Every block of a level has its advancement: one without a slot is never found.
             if let Some(slot) = self.slices[m.slice as usize].slot(&slots.firsts, advance, m.id) {
-                slots.blocks[slot] = (batch, place);
+                slots.places[slot] = (batch, place);
             }
         }
         Level {
@@ -434,7 +434,7 @@ impl Level {
     pub fn place(&self, slice: u8, id: u64) -> Option<(usize, usize)> {
         let slots = self.slots.get(slice as usize)?;
         let slot = self.slices[slice as usize].slot(&slots.firsts, self.advance, id)?;
-        let (batch, place) = *slots.blocks.get(slot)?;
+        let (batch, place) = *slots.places.get(slot)?;
         // A slot of no block holds NO_BLOCK, past every batch.
         (batch != NO_BLOCK.0).then(|| (batch as usize, place as usize * self.kings as usize))
     }
