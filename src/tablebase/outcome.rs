@@ -127,12 +127,14 @@ impl Outcome {
 }
 
 impl PartialOrd for Outcome {
+    #[inline(always)]
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
 impl Ord for Outcome {
+    #[inline(always)]
     fn cmp(&self, other: &Self) -> Ordering {
         self.score().cmp(&other.score())
     }

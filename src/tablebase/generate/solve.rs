@@ -877,16 +877,19 @@ fn solve_unit<R: Rules>(
     if stores {
         unit_rules(job, walk, state, rules, above_rules, moves, rule_scratch)?;
     }
-    for (i, (&cell, &d)) in state.iter().zip(dtc.iter()).enumerate() {
-        let slice = unit.members[i / k as usize].slice as usize;
-        counts[slice].add_rule(match job.rules {
-            Some(_) if stores => rules[i],
-            Some(_) => derived_rule(job, solved_outcome(cell), d),
-            None => 0,
-        });
-        if cell & CAPTURE == 0 {
-            let o = Outcome::from_code(cell & CODE).unwrap_or(Outcome::DRAW);
-            counts[slice].add(o, d);
+    let k = k as usize;
+    for (b, m) in unit.members.iter().enumerate() {
+        let counts = &mut counts[m.slice as usize];
+        for i in b * k..(b + 1) * k {
+            let (cell, d) = (state[i], dtc[i]);
+            counts.add_rule(match job.rules {
+                Some(_) if stores => rules[i],
+                Some(_) => derived_rule(job, solved_outcome(cell), d),
+                None => 0,
+            });
+            if cell & CAPTURE == 0 {
+                counts.add(solved_outcome(cell), d);
+            }
         }
     }
     Ok(())
