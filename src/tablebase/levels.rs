@@ -237,19 +237,10 @@ impl<R: Rules> Placements<R> {
     /// Positions of `level` (both slices), overlapping men included: an upper bound, cheap to
     /// compute for plans.
     pub fn level_size_bound(&self, level: usize) -> u64 {
+        // A slot for each placement of the level's advancement.
         self.slices
             .iter()
-            .map(|s| {
-                let mut n = 0u64;
-                for (a, mover) in s.mover.by_advance.iter().enumerate() {
-                    if let Some(other) =
-                        level.checked_sub(a).and_then(|b| s.other.by_advance.get(b))
-                    {
-                        n += mover.len() as u64 * other.len() as u64;
-                    }
-                }
-                n * self.kings_per_placement
-            })
+            .map(|s| s.firsts(level).1 * self.kings_per_placement)
             .sum()
     }
 
