@@ -541,7 +541,7 @@ fn a_result_other_than_its_derivation_stays_stored() {
 /// stored; the derived results pass `verify` against the positions' moves.
 #[test]
 fn a_build_writes_derived_rules_files_from_five_pieces() {
-    use damka::tablebase::derived_rules::DERIVED_FROM_PIECES;
+    use damka::tablebase::format::DERIVED_FROM_PIECES;
     assert_eq!(DERIVED_FROM_PIECES, 5);
     let dir = scratch("derived-five");
     build::<English>(&dir, 4);

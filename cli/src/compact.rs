@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 
 use damka::Variant;
-use damka::tablebase::derived_rules::DERIVED_FROM_PIECES;
+use damka::tablebase::format::DERIVED_FROM_PIECES;
 use damka::tablebase::{derive_rules, leave_unread, one_side};
 
 use super::tables::{slices, tables_dir, variants};

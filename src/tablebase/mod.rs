@@ -2,33 +2,27 @@
 //! distance, built by retrograde analysis, stored compressed, probed from the files with
 //! positioned reads (or a memory map, see [`Access`]).
 //!
-//! The file format is described in `docs/FORMAT.md`.
+//! The modules are in layers, each importing only those listed before it: the vocabulary
+//! ([`value`], `unread`), the index of a slice ([`index`]), the file format ([`format`]),
+//! the probe ([`probe`]), then the passes that write and check files side by side
+//! ([`generate`], [`verify`], [`compact`]). The file format is described in
+//! `docs/FORMAT.md`.
 
-pub mod derived_rules;
+pub mod compact;
 pub mod format;
 pub mod generate;
 pub mod index;
-mod le_words;
-mod levels;
-pub mod material;
-pub mod one_side;
-pub mod outcome;
 pub mod probe;
-pub mod rule_result;
-pub mod table;
-mod two_counts;
+mod unread;
+pub mod value;
 pub mod verify;
 
-pub use derived_rules::{DerivedRules, derive_rules};
-pub use format::{FileKind, TableError};
+pub use compact::{DerivedRules, LeftUnread, OneSide, derive_rules, leave_unread, one_side};
+pub use format::{Access, FileKind, TableError};
 pub use generate::{Estimate, GenerateError, Progress, Silent, SliceReport, build_job, estimate};
+pub use index::material::{Material, SliceJob, plan};
 pub use index::{MoverFrame, SliceIndex};
-pub use material::{Material, SliceJob, plan};
-pub use one_side::{
-    LeftUnread, OneSide, even_rows, forced_exchange, leave_unread, one_side, rows_alternate,
-};
-pub use outcome::{Outcome, Wdl};
 pub use probe::{ProbeError, RatedMove, RuleMove, Tablebase};
-pub use rule_result::{RuleCategory, RuleResult};
-pub use table::Access;
+pub use unread::{even_rows, forced_exchange, rows_alternate};
+pub use value::{Outcome, RuleCategory, RuleResult, Wdl};
 pub use verify::{PairChecks, SliceCheck, verify_pair, verify_slice};

@@ -15,8 +15,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use damka::tablebase::format::TableFile;
 use damka::tablebase::format::{Header, RulesDerived};
-use damka::tablebase::table::TableFile;
 use damka::tablebase::{FileKind, Material, SliceIndex, Tablebase};
 use damka::{RuleSet, Rules, Variant, with_rules};
 use rayon::prelude::*;

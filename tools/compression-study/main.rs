@@ -45,8 +45,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use damka::rules::{MoveList, Rules, generate, may_capture};
+use damka::tablebase::format::TableFile;
 use damka::tablebase::format::{FileKind, pack, unpack, wdl_code};
-use damka::tablebase::table::TableFile;
 use damka::tablebase::{Material, SliceIndex};
 use damka::{Variant, with_rules};
 use rayon::prelude::*;

@@ -8,9 +8,9 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::rules::{Color, Position, Rules};
-use crate::tablebase::outcome::Outcome;
 use crate::tablebase::probe::{ProbeError, Tablebase};
-use crate::tablebase::rule_result::Contribution;
+use crate::tablebase::value::Contribution;
+use crate::tablebase::value::Outcome;
 
 /// Pairs of entries a thread keeps: 512 KiB, within the core's second-level cache (a
 /// larger memo answered more often but took longer for each answer).
@@ -99,7 +99,7 @@ pub(super) fn prefetch<R: Rules>(job: u64, pos: &Position<R>) {
     let (_, at) = key_of(pos);
     MEMO.with_borrow(|memo| {
         if memo.job == job {
-            crate::tablebase::levels::prefetch(&memo.buckets[at]);
+            crate::tablebase::index::levels::prefetch(&memo.buckets[at]);
         }
     });
 }

@@ -9,17 +9,18 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::super::derived_rules::DERIVED_FROM_PIECES;
-use super::super::format::{FileKind, HEADER_SIZE, Header, RulesDerived, pack, wdl_code};
-use super::super::le_words::{fill_from_le, le_bytes};
-use super::super::levels::{Level, Placements};
-use super::super::outcome::{Outcome, Wdl};
 use super::GenerateError;
 use super::packing::Packing;
-use super::rules::derived_code;
-use super::solve::{CAPTURE, CODE, Counts, NO_POSITION, solved_outcome};
+use super::solve::Counts;
+use super::unit::{CAPTURE, CODE, NO_POSITION, derived_code, solved_outcome};
 use crate::Variant;
 use crate::rules::Rules;
+use crate::tablebase::format::DERIVED_FROM_PIECES;
+use crate::tablebase::format::encode::{compress, compress_with, fill_runs};
+use crate::tablebase::format::le_words::{fill_from_le, le_bytes};
+use crate::tablebase::format::{FileKind, HEADER_SIZE, Header, RulesDerived, pack, wdl_code};
+use crate::tablebase::index::levels::{Level, Placements};
+use crate::tablebase::value::{Outcome, Wdl};
 
 /// Positions per block in win/draw/loss files.
 pub const WDL_BLOCK: u32 = 1 << 16;
@@ -510,65 +511,6 @@ impl Files {
     }
 }
 
-/// The values of a block, where `f` says `None` (a value nobody reads) repeating the last
-/// one said: long runs compress best.
-pub(crate) fn fill_runs<T: Copy>(
-    block: impl Iterator<Item = T> + Clone,
-    f: impl Fn(T) -> Option<u16>,
-) -> Vec<u16> {
-    let mut last = block.clone().find_map(&f).unwrap_or(0);
-    block
-        .map(|v| {
-            if let Some(x) = f(v) {
-                last = x;
-            }
-            last
-        })
-        .collect()
-}
-
-thread_local! {
-    /// Each thread's zstd compression contexts, one a level and shortest match, made on
-    /// first use: making one for every block was 1.3 % of a build (`ZSTD_createCCtx`).
-    static COMPRESSORS: std::cell::RefCell<Vec<(Params, zstd::bulk::Compressor<'static>)>> =
-        const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// A block's bytes as a zstd frame at `level`, holding no more memory than its length:
-/// zstd gives a buffer of the input's worst-case size, and the packed batches of a level are
-/// kept while it is solved (English 2212+1222 peaked about 0.6 GiB higher before).
-pub(crate) fn compress(raw: &[u8], level: i32) -> Vec<u8> {
-    compress_with(raw, level, None)
-}
-
-/// A zstd level and, if not the level's, its shortest match.
-type Params = (i32, Option<u32>);
-
-/// [`compress`] with zstd's shortest match `min_match` instead of the level's.
-fn compress_with(raw: &[u8], level: i32, min_match: Option<u32>) -> Vec<u8> {
-    let params = (level, min_match);
-    let mut frame = COMPRESSORS
-        .with_borrow_mut(|contexts| {
-            let at = match contexts.iter().position(|(p, _)| *p == params) {
-                Some(at) => at,
-                None => {
-                    let mut context = zstd::bulk::Compressor::new(level).expect("a zstd context");
-                    if let Some(m) = min_match {
-                        context
-                            .set_parameter(zstd::stream::raw::CParameter::MinMatch(m))
-                            .expect("a valid shortest match");
-                    }
-                    contexts.push((params, context));
-                    contexts.len() - 1
-                }
-            };
-            contexts[at].1.compress(raw)
-        })
-        .expect("zstd compresses any input in memory");
-    frame.shrink_to_fit();
-    frame
-}
-
 /// A table file written block by block: the header and block table are written last, into
 /// the space kept for them at the front.
 struct BlockFile {
@@ -673,8 +615,8 @@ mod tests {
     use super::*;
     use crate::RuleSet;
     use crate::rules::{Brazilian, English, International, Italian, Russian, Spanish, Turkish};
+    use crate::tablebase::format::TableFile;
     use crate::tablebase::format::unpack;
-    use crate::tablebase::table::TableFile;
     use crate::tablebase::{Material, Silent, SliceIndex, Tablebase, build_job, plan};
 
     /// A packed stream's frames stay far under zstd's streaming window however long a block

@@ -6,7 +6,7 @@
 //! compresses them (level 1), and its memory and disk stay bounded by its levels
 //! (benches/README.md, "Stored frames").
 
-use super::output::compress;
+use crate::tablebase::format::encode::compress;
 
 /// Positions of the largest job whose temporary file is stored: 1.5 GiB on disk.
 pub const STORED_JOB_POSITIONS: u64 = 1 << 28;

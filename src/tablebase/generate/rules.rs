@@ -1,16 +1,14 @@
-//! Results under the job's rule set ([`super::super::rule_result`]), unit by unit, after the
+//! Results under the job's rule set ([`crate::tablebase::value::RuleResult`]), unit by unit, after the
 //! unit's plain values: the same walk back through the moves that stay in the unit, with
 //! the positions that moves out of it lead to valued by their rule results (read from the
 //! level above and the built slices), and ply by ply only up to the governing count. Where
 //! a material count runs beside the quiet count, layer by layer of the quiet plies left
 //! ([`unit_rules_layered`]).
 
-use super::super::outcome::{Outcome, Wdl};
-use super::super::rule_result::{Contribution, Moves, RuleCategory, RuleResult};
-use super::super::two_counts::next_layer;
 use super::GenerateError;
-use super::solve::{
-    CAPTURE, CODE, Exits, Job, PREFETCH_AHEAD, Pred, RulesAbove, Unit, Walk, add_exit,
+use super::kept::RulesAbove;
+use super::unit::{
+    CAPTURE, CODE, Exits, Job, PREFETCH_AHEAD, Pred, Unit, Walk, add_exit, derived_code,
     king_successor_in_unit, known_predecessors,
 };
 use crate::rules::{
@@ -18,7 +16,10 @@ use crate::rules::{
     generate_counting_king_quiets,
 };
 use crate::tablebase::index::MoverFrame;
-use crate::tablebase::levels::prefetch;
+use crate::tablebase::index::levels::prefetch;
+use crate::tablebase::value::next_layer;
+use crate::tablebase::value::{Contribution, Moves, RuleCategory, RuleResult};
+use crate::tablebase::value::{Outcome, Wdl};
 
 /// Resolved positions whose predecessors are gathered at once in [`unit_rules`].
 const RULE_WINDOW: usize = 4096;
@@ -170,15 +171,6 @@ pub(super) fn derived_rule<R: Rules>(job: &Job<'_, R>, plain: Outcome, dtc: u16)
     derived_code(job.governing.plies(), plain, dtc)
 }
 
-/// [`derived_rule`] under a quiet count of `limit` plies (`None`: no count).
-pub(super) fn derived_code(limit: Option<u32>, plain: Outcome, dtc: u16) -> u16 {
-    match limit {
-        Some(limit) => RuleResult::derived(plain.wdl, dtc, limit),
-        None => RuleResult::drawn(plain.wdl),
-    }
-    .code()
-}
-
 /// The plain result of position `i` of the unit, `state` holding the unit's solved values.
 fn plain_wdl(state: &[u16], i: usize) -> Wdl {
     Outcome::from_code(state[i] & CODE)
@@ -204,7 +196,6 @@ fn resolve(s: &mut RuleScratch, rules: &mut [u16], i: usize, r: RuleResult) {
 /// an exit wins or does not lose). A position's best exit, where it wins or loses in `e`
 /// plies, is walked back from at ply `e - 1` as if its successor were in the unit: a win
 /// resolves it, a loss is one more move counted (as in the plain solve).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn unit_rules<R: Rules>(
     job: &Job<'_, R>,
     walk: Walk<'_>,
@@ -359,12 +350,11 @@ pub(super) fn layered_bytes_per_position(kings: u64) -> u64 {
 }
 
 /// [`unit_rules`] where a material count runs beside the quiet count ([`Governing::Both`],
-/// see `tablebase::two_counts`): the layers of quiet plies left, `r = 0` (drawn, unless
+/// see `tablebase::probe::rules`): the layers of quiet plies left, `r = 0` (drawn, unless
 /// there is no move) up to the quiet count's plies, each from the one before it. The moves
 /// are generated once: a position's exits are folded, its king moves' successors listed;
 /// a layer then folds the exits with the king moves' results in the layer before. The
 /// layers stop changing once two are equal; the last is the stored result.
-#[allow(clippy::too_many_arguments)]
 fn unit_rules_layered<R: Rules>(
     job: &Job<'_, R>,
     unit: &Unit<'_>,

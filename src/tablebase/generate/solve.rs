@@ -23,32 +23,21 @@
 //! Each value depends only on the unit and the levels and slices it reads, so the tables are
 //! the same whatever the number of threads.
 
-use super::super::index::{KingArrangements, MoverFrame, SliceIndex};
-use super::super::le_words::le_bytes;
-use super::super::levels::{Above, Level, Member, Placements, prefetch};
-use super::super::material::SliceJob;
-use super::super::outcome::{Outcome, Wdl};
-use super::super::probe::Tablebase;
-use super::super::table::decompress_values;
 use super::GenerateError;
+use super::kept::{BATCH_POSITIONS, KeptRules, PackedBatches, RulesAbove};
 use super::known_preds::KnownPreds;
-use super::packing::Packing;
-use super::rules::{
-    RuleScratch, capture_rule, closed_rule, conversion, derived_code, derived_rule, unit_rules,
+use super::rules::{RuleScratch, capture_rule, closed_rule, conversion, derived_rule, unit_rules};
+use super::unit::{
+    CAPTURE, CODE, Exits, Job, PREFETCH_AHEAD, Pred, Unit, Walk, add_exit, known_predecessors,
+    predecessors_in_unit, solved_outcome,
 };
-use crate::rules::{
-    Bitboard, Color, Geometry, Governing, MoveList, OPPOSITE, Position, RuleSet, Rules,
-    generate_counting_king_quiets,
-};
-use crate::tablebase::rule_result::{Moves, RuleCategory, RuleResult};
+use crate::rules::{Geometry, MoveList, Position, Rules, generate_counting_king_quiets};
+use crate::tablebase::index::levels::{Above, Level, Member, prefetch};
+use crate::tablebase::index::{MoverFrame, SliceIndex};
+use crate::tablebase::value::{Moves, RuleCategory, RuleResult};
+use crate::tablebase::value::{Outcome, Wdl};
 use rayon::prelude::*;
 
-/// Marks an index that holds no position (men of both sides on one square).
-pub(super) const NO_POSITION: u16 = 0xFFFF;
-/// Marks a position with a capture: its stored value is never read.
-pub(super) const CAPTURE: u16 = 0x4000;
-/// The outcome code ([`Outcome::code`]) of a resolved position.
-pub(super) const CODE: u16 = 0x3FFF;
 /// An unresolved position: the flags below and its count of quiet moves in the unit whose
 /// successor is not yet known to be won.
 const OPEN: u16 = 0x8000;
@@ -58,64 +47,6 @@ const COUNT: u16 = 0x0FFF;
 
 /// Longest distance a code holds.
 const MAX_DTW: u16 = (CODE - 3) / 2;
-
-/// Positions a batch of units gathers at least, so that small units share their overheads.
-const BATCH_POSITIONS: u64 = 1 << 14;
-
-/// What solving needs to know of the job.
-pub(super) struct Job<'a, R: Rules> {
-    /// The rule set whose results are built (see [`super::rules`]), if any.
-    pub rules: Option<&'static RuleSet>,
-    /// The count that governs the job's material under `rules`.
-    pub governing: Governing,
-    /// The index of each slice of the job.
-    pub index: Vec<SliceIndex<R>>,
-    /// Each slice's [`SliceIndex::king_arrangements`].
-    pub arrangements: Vec<Option<KingArrangements>>,
-    /// The placements of the job's slices.
-    pub placements: Placements<R>,
-    /// The tables the job's captures and crownings lead to.
-    pub tb: &'a Tablebase,
-    /// The job's number for [`super::capture_memo::resolve`].
-    pub memo: u64,
-    /// How the job's temporary file is packed (and its levels' batches, where they are
-    /// small enough: [`Packing::for_level`]).
-    pub packing: Packing,
-}
-
-impl<'a, R: Rules> Job<'a, R> {
-    /// What solving `job` needs to know: rule results of `rules` where it builds them,
-    /// `governing` the count of its material, its inputs in `tb`.
-    pub(super) fn new(
-        job: &SliceJob,
-        tb: &'a Tablebase,
-        rules: Option<&'static RuleSet>,
-        governing: Governing,
-        packing: Packing,
-    ) -> Self {
-        let index: Vec<SliceIndex<R>> = job.slices.iter().map(|&m| SliceIndex::new(m)).collect();
-        Job {
-            rules,
-            governing,
-            arrangements: index.iter().map(|i| i.king_arrangements()).collect(),
-            index,
-            placements: Placements::new(&job.slices),
-            tb,
-            memo: super::capture_memo::next_job(),
-            packing,
-        }
-    }
-
-    /// The slice the other side's moves are in.
-    #[inline(always)]
-    pub(super) fn twin(&self, slice: u8) -> u8 {
-        if self.index.len() == 2 { 1 - slice } else { 0 }
-    }
-
-    pub(super) fn kings(&self) -> u64 {
-        self.placements.kings_per_placement()
-    }
-}
 
 /// Counts of the stored values of one slice.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -187,182 +118,6 @@ pub(super) struct Solved {
     pub rules: Option<PackedBatches>,
     pub dtc: PackedBatches,
     pub counts: [Counts; 2],
-}
-
-/// Batches of a level's values, each packed ([`Packing`]), with the level's blocks.
-pub(super) struct PackedBatches {
-    blocks: Vec<(u64, u32, u32)>,
-    /// Per batch, its frames: values each, packed.
-    batches: Vec<Vec<(usize, Vec<u8>)>>,
-}
-
-/// Values a frame of a packed batch holds at most: a batch of one large unit (kings only)
-/// is packed and unpacked a frame at a time, never copied whole.
-const FRAME_VALUES: usize = 1 << 20;
-
-impl PackedBatches {
-    /// The values packed as `packing` says, a frame at a time.
-    fn pack(values: &[u16], packing: Packing) -> Vec<(usize, Vec<u8>)> {
-        values
-            .chunks(FRAME_VALUES)
-            .map(|frame| (frame.len(), packing.frame(&le_bytes(frame))))
-            .collect()
-    }
-
-    /// The values of a batch's `frames`, unpacked.
-    fn unpack(frames: &[(usize, Vec<u8>)]) -> Vec<u16> {
-        // Each frame decoded in place: zeroed memory is the system's fresh pages, and no
-        // values pass through a buffer of bytes.
-        let mut values = vec![0u16; frames.iter().map(|f| f.0).sum()];
-        let mut at = 0;
-        for (n, packed) in frames {
-            decompress_values(packed, &mut values[at..at + n])
-                .expect("a batch decompresses to what was compressed");
-            at += n;
-        }
-        values
-    }
-
-    /// The level they make, unpacked (all threads).
-    pub fn level<R: Rules>(&self, placements: &Placements<R>) -> Level {
-        let batches = self.batches.par_iter().map(|f| Self::unpack(f)).collect();
-        placements.level(self.blocks.clone(), batches)
-    }
-
-    /// The rule result codes of a level that derived them, `values` being its values and
-    /// `dtc` its distances to conversion, under a quiet count of `limit` plies: as
-    /// [`solve_level`] would have kept them in a job packed as `packing` says.
-    pub fn derived(
-        values: &Level,
-        dtc: &PackedBatches,
-        limit: Option<u32>,
-        packing: Packing,
-    ) -> PackedBatches {
-        let batches = values
-            .batches
-            .par_iter()
-            .zip(dtc.batches.par_iter())
-            .map(|(v, d)| {
-                let codes: Vec<u16> = v
-                    .iter()
-                    .zip(Self::unpack(d))
-                    .map(|(&v, d)| derived_code(limit, solved_outcome(v), d))
-                    .collect();
-                Self::pack(&codes, packing.for_level(values.positions()))
-            })
-            .collect();
-        PackedBatches {
-            blocks: dtc.blocks.clone(),
-            batches,
-        }
-    }
-}
-
-/// The rule results of a level kept for the level below, which reads them where it cannot
-/// derive its own.
-pub(super) enum KeptRules {
-    /// Decompressed: where batches hold many units, the units a batch reads above it are
-    /// spread over many batches.
-    Plain(Level),
-    /// Packed a batch at a time: where a unit is a batch of its own, it reads the few units
-    /// above that its men's steps lead to, and a tenth of a byte a position is kept instead
-    /// of two.
-    Packed(PackedBatches),
-}
-
-impl KeptRules {
-    /// Whether a level of `kings` positions a placement keeps its rule results packed: one
-    /// placement fills a batch.
-    pub fn packed(kings: u64) -> bool {
-        kings >= BATCH_POSITIONS
-    }
-}
-
-/// The rule results of the level above, read where its values are (the same blocks, so the
-/// same places); packed ones a frame at a time, the frames lately read kept unpacked.
-pub(super) struct RulesAbove<'a> {
-    places: Above<'a, 1>,
-    rules: Option<&'a KeptRules>,
-    /// Frames lately unpacked: (batch, frame in the batch) and its values.
-    unpacked: Vec<((usize, usize), Vec<u16>)>,
-    /// How many are kept.
-    frames: usize,
-    next: usize,
-}
-
-impl<'a> RulesAbove<'a> {
-    /// The rule results `rules` of the level `above`, if the level below reads them, for a
-    /// job of `men` men and `kings` positions a placement.
-    pub fn new(
-        above: Option<&'a Level>,
-        rules: Option<&'a KeptRules>,
-        men: u32,
-        kings: u64,
-    ) -> Self {
-        RulesAbove {
-            places: Above::new([above]),
-            rules,
-            unpacked: Vec::new(),
-            frames: Self::frames(men, kings),
-            next: 0,
-        }
-    }
-
-    /// Frames kept unpacked: every frame that holds a placement above that one unit's men's
-    /// steps lead to (two a man), and at least 16. A unit reads them in no useful order: the
-    /// position after a man's step is seen from the other side, so the arrangement of the
-    /// kings that varies fastest below varies slowest above. With fewer frames kept than it
-    /// reads (English 1204+0412: two placements above of 11 frames each, 16 kept), nearly
-    /// every read unpacked a frame of a million values.
-    pub fn frames(men: u32, kings: u64) -> usize {
-        let per_placement = (kings as usize).div_ceil(FRAME_VALUES) + 1;
-        (2 * men as usize * per_placement).max(16)
-    }
-
-    /// Values the frames kept unpacked hold at most (a frame is at most a batch: two
-    /// placements where they are packed); none without men (one level, nothing above).
-    pub fn frame_values(men: u32, kings: u64) -> u64 {
-        match men {
-            0 => 0,
-            _ => Self::frames(men, kings) as u64 * (FRAME_VALUES as u64).min(2 * kings),
-        }
-    }
-
-    /// The rule result code of `frame`, a position of slice `slice` (indexed by `index`),
-    /// if its placement is in the level above.
-    pub fn value<R: Rules>(
-        &mut self,
-        index: &SliceIndex<R>,
-        slice: u8,
-        frame: &MoverFrame,
-    ) -> Option<u16> {
-        let rules = self.rules?;
-        let place = self.places.place(index, slice, frame)?;
-        let packed = match rules {
-            KeptRules::Plain(level) => return Some(level.at(place)),
-            KeptRules::Packed(packed) => packed,
-        };
-        let at = place.in_batch();
-        let key = (place.batch(), at / FRAME_VALUES);
-        let found = match self.unpacked.iter().position(|(k, _)| *k == key) {
-            Some(i) => i,
-            None => {
-                let (n, frame) = packed.batches.get(key.0)?.get(key.1)?;
-                let i = self.next;
-                if i == self.unpacked.len() {
-                    self.unpacked.push((key, Vec::new()));
-                }
-                let (held, values) = &mut self.unpacked[i];
-                *held = key;
-                values.resize(*n, 0);
-                decompress_values(frame, values)
-                    .expect("a batch decompresses to what was compressed");
-                self.next = (i + 1) % self.frames;
-                i
-            }
-        };
-        self.unpacked[found].1.get(at % FRAME_VALUES).copied()
-    }
 }
 
 /// Solves `level` given the level above it (solved, with its rule results): its values,
@@ -505,29 +260,12 @@ struct Scratch {
     rules: RuleScratch,
 }
 
-/// A predecessor (a position of the unit) of a resolved position, and whether that
-/// position was lost, in 8 bytes: a window's gathered predecessors are the largest scratch.
-#[derive(Copy, Clone)]
-pub(super) struct Pred(u64);
-
-impl Pred {
-    /// Predecessor `at`, of a position that was lost when `lost`.
-    #[inline(always)]
-    pub(super) fn new(at: usize, lost: bool) -> Pred {
-        Pred((at as u64) << 1 | lost as u64)
-    }
-
-    /// The predecessor's place in the unit.
-    #[inline(always)]
-    pub(super) fn at(self) -> usize {
-        (self.0 >> 1) as usize
-    }
-
-    /// Whether the position it leads to was lost.
-    #[inline(always)]
-    pub(super) fn lost(self) -> bool {
-        self.0 & 1 != 0
-    }
+/// The parts of a thread's [`Scratch`] that a walk back through a unit's resolved positions
+/// works in: its [`Scratch::summary`], `preds` and `due`.
+struct WalkScratch<'s> {
+    summary: &'s mut Vec<u16>,
+    preds: &'s mut Vec<Pred>,
+    due: &'s mut Vec<usize>,
 }
 
 /// The predecessors one thread gathered, by part of the unit.
@@ -544,51 +282,6 @@ const SERIAL_WINDOW: usize = 16;
 /// about 8 bytes times the moves into the window's resolved positions (some tens each), a
 /// few tens of MB at most.
 const PARALLEL_WINDOW: usize = 1 << 10;
-/// How far ahead of its use a predecessor's state is asked for.
-pub(super) const PREFETCH_AHEAD: usize = 8;
-
-/// The members of a unit and their men.
-pub(super) struct Unit<'a> {
-    pub members: &'a [Member],
-    men: &'a [(u64, u64)],
-    twins: &'a [usize],
-    free: &'a [Vec<u64>],
-}
-
-impl Unit<'_> {
-    /// The frame of position `i` of the unit.
-    #[inline(always)]
-    pub fn frame<R: Rules>(&self, job: &Job<'_, R>, i: usize) -> MoverFrame {
-        let k = job.kings();
-        let b = i / k as usize;
-        let (mover, other) = self.men[b];
-        let slice = self.members[b].slice as usize;
-        job.index[slice]
-            .with_kings(
-                mover,
-                other,
-                &self.free[b],
-                i as u64 % k,
-                job.arrangements[slice].as_ref(),
-            )
-            .reread()
-    }
-}
-
-/// Per ply, the open positions of a unit whose best exit leads to a position resolved at
-/// that ply (lost: the exit wins; won: it loses), each as a [`Pred`] of that position: walked
-/// back from at that ply with the unit's own. The order within a ply does not matter.
-pub(super) type Exits = Vec<Vec<Pred>>;
-
-/// Adds `pred` to `exits` at `ply`.
-pub(super) fn add_exit(exits: &mut Exits, ply: u16, pred: Pred) {
-    let ply = ply as usize;
-    if exits.len() <= ply {
-        exits.resize_with(ply + 1, Vec::new);
-    }
-    exits[ply].push(pred);
-}
-
 /// What a position's moves give, before anything is known of the unit.
 enum Class {
     /// The value is known: no move, a capture, or no move in the unit. `captures` is set
@@ -741,6 +434,7 @@ fn solve_unit<R: Rules>(
     }
     let unit = Unit {
         members: unit,
+        keys,
         men,
         twins,
         free,
@@ -828,7 +522,7 @@ fn solve_unit<R: Rules>(
         }) {
             if parts == 1 {
                 preds.clear();
-                gather(job, &unit, keys, state, window, ply, known, |pred| {
+                gather(job, &unit, state, window, ply, known, |pred| {
                     preds.push(pred)
                 });
                 let mut pending = Pending::new(summary, 0);
@@ -843,7 +537,7 @@ fn solve_unit<R: Rules>(
                 .for_each(|(spans, buckets)| {
                     // A unit all threads solve keeps nothing.
                     let mut none = KnownPreds::default();
-                    gather(job, &unit, keys, state, spans, ply, &mut none, |pred| {
+                    gather(job, &unit, state, spans, ply, &mut none, |pred| {
                         buckets[pred.at() / part_len].push(pred)
                     })
                 });
@@ -872,8 +566,13 @@ fn solve_unit<R: Rules>(
             *cell = Outcome::DRAW.code();
         }
     }
-    let walk = (&unit, &keys[..], &*known);
-    conversions(job, walk, state, dtc, summary, preds, due, part_len)?;
+    let walk = (&unit, &*known);
+    let scratch = WalkScratch {
+        summary,
+        preds,
+        due,
+    };
+    conversions(job, walk, state, dtc, scratch, part_len)?;
     if stores {
         unit_rules(job, walk, state, rules, above_rules, moves, rule_scratch)?;
     }
@@ -895,12 +594,6 @@ fn solve_unit<R: Rules>(
     Ok(())
 }
 
-/// The outcome of a solved position of a unit (a capture position's too).
-#[inline(always)]
-pub(super) fn solved_outcome(v: u16) -> Outcome {
-    Outcome::from_code(v & CODE).unwrap_or(Outcome::DRAW)
-}
-
 /// Fills `dtc` (as [`classify_part`] left it) with the distance to conversion of every won
 /// and lost position of the unit, `state` being solved: the plies until the next capture or
 /// man move (or the end of the game), the winner hastening to one that keeps the win and
@@ -908,19 +601,21 @@ pub(super) fn solved_outcome(v: u16) -> Outcome {
 /// the others are reached walking back king moves, ply by ply, as in the solve: a
 /// predecessor of a lost position is a win one ply further, one of a won position is lost
 /// one ply further when the last of its king moves is known. Draws are left at 0.
-/// `summary`, `preds` and `due` are scratch (see [`Scratch`]); a unit of more than one part
+/// `scratch` is the solve's ([`WalkScratch`]); a unit of more than one part
 /// of `part_len` positions is walked by all threads, as in the solve.
-#[allow(clippy::too_many_arguments)]
 fn conversions<R: Rules>(
     job: &Job<'_, R>,
     walk: Walk<'_>,
     state: &[u16],
     dtc: &mut [u16],
-    summary: &mut Vec<u16>,
-    preds: &mut Vec<Pred>,
-    due: &mut Vec<usize>,
+    scratch: WalkScratch<'_>,
     part_len: usize,
 ) -> Result<(), GenerateError> {
+    let WalkScratch {
+        summary,
+        preds,
+        due,
+    } = scratch;
     for (&v, d) in state.iter().zip(dtc.iter_mut()) {
         let o = solved_outcome(v);
         if o.wdl == Wdl::Draw {
@@ -1138,7 +833,6 @@ impl<'a> Pending<'a> {
 /// Classifies the positions of a part of a unit, `state` (and `dtc`, for [`conversions`])
 /// from position `pending.offset` on; `rules` (empty where the level keeps no rule
 /// results) gets the rule results of its capture positions ([`capture_rule`]).
-#[allow(clippy::too_many_arguments)]
 fn classify_part<R: Rules>(
     job: &Job<'_, R>,
     unit: &Unit<'_>,
@@ -1201,11 +895,9 @@ fn classify_part<R: Rules>(
 
 /// Calls `f` with each predecessor in the unit of the positions resolved at `ply` in spans
 /// `spans`, with whether that position was lost; keeps them in `known` where it keeps any.
-#[allow(clippy::too_many_arguments)]
 fn gather<R: Rules>(
     job: &Job<'_, R>,
     unit: &Unit<'_>,
-    keys: &[u64],
     state: &[u16],
     spans: &[usize],
     ply: u16,
@@ -1228,7 +920,7 @@ fn gather<R: Rules>(
             found &= found - 1;
             let lost = state[i] & CODE == loss;
             known.begin();
-            predecessors_in_unit(job, unit, keys, i, |at, men_moved| {
+            predecessors_in_unit(job, unit, i, |at, men_moved| {
                 known.push(at, men_moved);
                 f(Pred::new(at, lost))
             });
@@ -1363,71 +1055,6 @@ fn classify<R: Rules>(
     })
 }
 
-/// The position of the unit that a king's move of position `i` leads to, `after` being the
-/// position after it.
-pub(super) fn king_successor_in_unit<R: Rules>(
-    job: &Job<'_, R>,
-    unit: &Unit<'_>,
-    i: usize,
-    after: &Position<R>,
-) -> usize {
-    let k = job.kings() as usize;
-    let twin = job.twin(unit.members[i / k].slice);
-    let frame = MoverFrame::of(after);
-    unit.twins[i / k] * k + job.index[twin as usize].kings_rank(&frame) as usize
-}
-
-/// A unit being walked: its members, their keys, and the predecessors the solve kept.
-pub(super) type Walk<'a> = (&'a Unit<'a>, &'a [u64], &'a KnownPreds);
-
-/// [`predecessors_in_unit`] of position `i`, read from the kept ones where they are kept.
-#[inline(always)]
-pub(super) fn known_predecessors<R: Rules>(
-    job: &Job<'_, R>,
-    (unit, keys, known): Walk<'_>,
-    i: usize,
-    mut f: impl FnMut(usize, bool),
-) {
-    if !known.each(i, &mut f) {
-        predecessors_in_unit(job, unit, keys, i, f);
-    }
-}
-
-/// Calls `f` with every position of the unit from which a quiet move leads to position `i`,
-/// and whether that move is a man's (a Turkish sideways step).
-pub(super) fn predecessors_in_unit<R: Rules>(
-    job: &Job<'_, R>,
-    unit: &Unit<'_>,
-    keys: &[u64],
-    i: usize,
-    mut f: impl FnMut(usize, bool),
-) {
-    let k = job.kings();
-    let m = unit.members[i / k as usize];
-    let frame = unit.frame(job, i);
-    let twin = job.twin(m.slice);
-    let twin_block = unit.twins[i / k as usize];
-    predecessors::<R>(&frame, |q, men_moved| {
-        let at = if men_moved {
-            let Some(j) = job.index[twin as usize].rank(&q) else {
-                return;
-            };
-            let key = Member {
-                slice: twin,
-                id: j / k,
-            }
-            .key();
-            let Ok(b) = keys.binary_search(&key) else {
-                return;
-            };
-            b * k as usize + (j % k) as usize
-        } else {
-            twin_block * k as usize + job.index[twin as usize].kings_rank(&q) as usize
-        };
-        f(at, men_moved);
-    });
-}
-
 /// Updates position `at` of the unit (`state`, from `pending.offset` on), a predecessor of
 /// a position resolved at `ply` (or an open position whose losing exit is taken at `ply`):
 /// won in `ply + 1` if that one is `lost`, else one count fewer, and lost in `ply + 1` when
@@ -1460,61 +1087,12 @@ fn walk_back_to(
     Ok(())
 }
 
-/// Calls `f` with every position (seen from its side to move) from which a quiet move that
-/// stays in the unit leads to `p`: the other side's last move played backwards, a king's
-/// move or (Turkish) a man's sideways step (then `f`'s flag is true).
-///
-/// The moves are taken back in the frame of the side that made them (`p` turned once), so
-/// each predecessor is that frame with one piece moved back: no board is turned for each.
-#[inline]
-fn predecessors<R: Rules>(p: &MoverFrame, mut f: impl FnMut(MoverFrame, bool)) {
-    let t = p.turned::<R>();
-    let empty = R::Board::VALID & !(t.mover | t.other);
-    let men = t.mover & !t.kings;
-    let kings = t.mover & t.kings;
-    let men_squares = R::Board::men_squares(Color::White);
-    for (d, &back) in OPPOSITE.iter().enumerate() {
-        if R::Board::SIDEWAYS >> d & 1 == 0 {
-            continue;
-        }
-        let sources = R::Board::step(empty & men_squares, d) & men;
-        for to in Bitboard(sources).squares() {
-            let to = to.bb().0;
-            let from = R::Board::step(to, back);
-            let q = MoverFrame {
-                mover: t.mover ^ to ^ from,
-                other: t.other,
-                kings: t.kings,
-            };
-            f(q, true);
-        }
-    }
-    for to in Bitboard(kings).squares() {
-        let to = to.bb().0;
-        for d in 0..4 {
-            let mut from = R::Board::step(to, d) & empty;
-            while from != 0 {
-                let moved = to ^ from;
-                let q = MoverFrame {
-                    mover: t.mover ^ moved,
-                    other: t.other,
-                    kings: t.kings ^ moved,
-                };
-                f(q, false);
-                if !R::FLYING_KINGS {
-                    break;
-                }
-                from = R::Board::step(from, d) & empty;
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::packing::Packing;
     use super::*;
-    use crate::rules::English;
-    use crate::tablebase::{Silent, build_job, plan};
+    use crate::rules::{English, RuleSet};
+    use crate::tablebase::{Silent, Tablebase, build_job, plan};
 
     /// The rule results a level derives ([`PackedBatches::derived`], what a level that
     /// derived them keeps for the level below when one of its results is drawn by the

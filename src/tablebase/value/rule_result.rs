@@ -10,11 +10,12 @@
 //! gives the category of the position it leads to; a move the count goes on through needs
 //! one ply more than that position's result. Where a material count runs beside the quiet
 //! count ([`crate::rules::Governing::Both`]), the stored result is the one with a fresh quiet
-//! count, in plies of the material count (`two_counts`).
+//! count, in plies of the material count ([`next_layer`]).
 
 use std::fmt;
 
-use super::outcome::Wdl;
+use crate::rules::{Counters, Governing, Position, RuleSet, Rules};
+use crate::tablebase::value::Wdl;
 
 /// A result under the move-count rules, from the side to move.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -245,6 +246,37 @@ impl Moves {
             (true, None, Some(p)) => RuleResult::loss(p),
             (true, None, None) => RuleResult::drawn(plain),
         }
+    }
+}
+
+/// `g(P, r)`, `r > 0`, of a position of plain result `plain`: its moves other than a king's
+/// give `exits`, and its king's moves lead to positions whose results in layer `r - 1` are
+/// `kings` (the material count, of `material` plies, goes on through them).
+pub(crate) fn next_layer(
+    mut exits: Moves,
+    kings: impl IntoIterator<Item = RuleResult>,
+    material: u32,
+    plain: Wdl,
+) -> RuleResult {
+    for r in kings {
+        exits.add(r.contribution(true, Some(material)));
+    }
+    exits.result(plain)
+}
+
+/// Where `pos` at counters `c` needs a search of its king moves (a material count runs
+/// beside a quiet count already partly used): the quiet plies left, the quiet count's and
+/// the material count's plies.
+pub(crate) fn quiet_used<R: Rules>(
+    rules: &RuleSet,
+    pos: &Position<R>,
+    c: Counters,
+) -> Option<(u32, u32, u32)> {
+    match (rules.governing_of(pos), rules.quiet) {
+        (Governing::Both { plies, .. }, Some(q)) if c.quiet > 0 => {
+            Some((q.plies.saturating_sub(c.quiet), q.plies, plies))
+        }
+        _ => None,
     }
 }
 

@@ -3,7 +3,15 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use super::format::wdl_code;
+/// WDL values as stored (2 bits).
+pub mod wdl_code {
+    /// A draw.
+    pub const DRAW: u8 = 0;
+    /// A win for the side to move.
+    pub const WIN: u8 = 1;
+    /// A loss for the side to move.
+    pub const LOSS: u8 = 2;
+}
 
 /// Win, draw or loss for the side to move.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -26,7 +34,7 @@ impl Wdl {
         }
     }
 
-    /// The result a win/draw/loss file's code stands for (see `format::wdl_code`; code 3,
+    /// The result a win/draw/loss file's code stands for (see [`wdl_code`]; code 3,
     /// which no checked block holds, reads as a draw). A table lookup, not a branch: the
     /// codes of random positions are not predictable.
     #[inline(always)]

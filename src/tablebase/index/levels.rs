@@ -18,8 +18,8 @@ use std::sync::Arc;
 
 use rayon::slice::ParallelSliceMut;
 
-use super::index::{MoverFrame, SliceIndex, binomial, unrank_set};
 use super::material::Material;
+use super::slice::{MoverFrame, SliceIndex, binomial, unrank_set};
 use crate::rules::{Color, Geometry, Rules, Square};
 
 /// The men sets of one side of a slice: every set of its men, by rank, with its advancement.

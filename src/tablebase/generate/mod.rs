@@ -1,7 +1,7 @@
 //! Building tables by retrograde analysis, slice pair by slice pair, in parts.
 //!
 //! A job builds a slice and its twin (same material, the other side to move) together. Its
-//! positions are split by the placement of the men ([`super::levels`]): men never move back, so the
+//! positions are split by the placement of the men ([`crate::tablebase::index::levels`]): men never move back, so the
 //! placements are solved level by level from the most advanced, each level reading only
 //! itself, the level above and the slices that captures and crownings lead to. A level is
 //! solved in units in parallel (rayon), each unit by one thread in a small array
@@ -10,26 +10,26 @@
 //! two levels at a time, two bytes a position, not its slices.
 
 mod capture_memo;
+mod kept;
 mod known_preds;
 mod output;
 mod packing;
 mod rules;
 mod solve;
-
-pub(crate) use output::{compress, fill_runs};
+mod unit;
 
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::format::{FileKind, TableError};
-use super::index::SliceIndex;
-use super::levels::{Level, Placements};
-use super::material::{Material, SliceJob};
-use super::probe::{ProbeError, Tablebase};
-use super::table::TableFile;
 use crate::Variant;
 use crate::rules::{Geometry, Governing, RuleSet, Rules};
+use crate::tablebase::format::TableFile;
+use crate::tablebase::format::{FileKind, TableError};
+use crate::tablebase::index::SliceIndex;
+use crate::tablebase::index::levels::{Level, Placements};
+use crate::tablebase::index::material::{Material, SliceJob};
+use crate::tablebase::probe::{ProbeError, Tablebase, derivable};
 
 use known_preds::KEPT_BYTES;
 use output::Stream;
@@ -150,9 +150,9 @@ pub fn estimate<R: Rules>(job: &SliceJob) -> Estimate {
     let kings = placements.kings_per_placement();
     // The level above's rule results are kept decompressed where a batch holds many units;
     // where they are packed, the frames a unit's men's steps read are kept unpacked.
-    let plain_rules = reads_rules && !solve::KeptRules::packed(kings);
+    let plain_rules = reads_rules && !kept::KeptRules::packed(kings);
     let unpacked = match reads_rules && !plain_rules {
-        true => solve::RulesAbove::frame_values(job.key().men(), kings),
+        true => kept::RulesAbove::frame_values(job.key().men(), kings),
         false => 0,
     };
     let in_flight = unit_values * 2 * kings + unpacked;
@@ -278,29 +278,6 @@ pub fn rule_set_byte(rules: &RuleSet) -> Option<u8> {
     counts.then(|| rules.number())
 }
 
-/// The quiet count's plies when `job`'s rule results follow from its distances to
-/// conversion ([`RuleResult::derived`]) as far as its inputs go: a quiet count governs it
-/// and no slice its conversions lead to holds a result drawn by the counts (a cursed win or
-/// blessed loss). Its own levels must hold none either: the build knows it as it solves
-/// them, `verify` from the headers it recounts.
-pub fn derivable(
-    tb: &Tablebase,
-    variant: Variant,
-    job: &SliceJob,
-    governing: Governing,
-) -> Option<u32> {
-    let Governing::Quiet(Some(limit)) = governing else {
-        return None;
-    };
-    job.inputs
-        .iter()
-        .all(|&m| {
-            tb.table(variant, m, FileKind::Rules)
-                .is_ok_and(|t| t.header().drawn_by_rules == 0)
-        })
-        .then_some(limit)
-}
-
 /// The input files `job` needs that are not there.
 pub fn missing_inputs(dir: &Path, variant: Variant, job: &SliceJob) -> Vec<PathBuf> {
     job.inputs
@@ -395,7 +372,7 @@ fn build_into<R: Rules>(
             "rule results with a count through men's sideways steps".into(),
         ));
     }
-    let work = solve::Job::<R>::new(job, tb, rule_set.map(|_| rules), governing, packing);
+    let work = unit::Job::<R>::new(job, tb, rule_set.map(|_| rules), governing, packing);
     let total: u64 = work.index.iter().map(|i| i.size()).sum();
     let levels = work.placements.levels();
     progress.start(2 * total);
@@ -407,7 +384,7 @@ fn build_into<R: Rules>(
     let mut above_drawn = false;
     // The level above: its number, values and (when the level below cannot derive its own)
     // rule results.
-    let mut above: Option<(usize, Level, Option<solve::KeptRules>)> = None;
+    let mut above: Option<(usize, Level, Option<kept::KeptRules>)> = None;
     let slices = job.slices.len();
     for (done, level) in (0..levels).rev().enumerate() {
         progress.parts(done as u64, levels as u64);
@@ -445,14 +422,14 @@ fn build_into<R: Rules>(
         }
         let derive_again = || {
             let limit = governing.plies();
-            solve::PackedBatches::derived(&solved.values, &solved.dtc, limit, work.packing)
+            kept::PackedBatches::derived(&solved.values, &solved.dtc, limit, work.packing)
         };
         let keeps = work.rules.is_some() && level > 0 && (above_drawn || !inputs_derive);
-        let kept = keeps.then(|| match (stored, solve::KeptRules::packed(work.kings())) {
-            (Some((rules, _)), true) => solve::KeptRules::Packed(rules),
-            (Some((_, unpacked)), false) => solve::KeptRules::Plain(unpacked),
-            (None, true) => solve::KeptRules::Packed(derive_again()),
-            (None, false) => solve::KeptRules::Plain(derive_again().level(&work.placements)),
+        let kept = keeps.then(|| match (stored, kept::KeptRules::packed(work.kings())) {
+            (Some((rules, _)), true) => kept::KeptRules::Packed(rules),
+            (Some((_, unpacked)), false) => kept::KeptRules::Plain(unpacked),
+            (None, true) => kept::KeptRules::Packed(derive_again()),
+            (None, false) => kept::KeptRules::Plain(derive_again().level(&work.placements)),
         });
         above = Some((level, solved.values, kept));
     }

@@ -12,14 +12,16 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::format::{FileKind, Header, RulesDerived, TableError, assemble, pack, unpack};
-use super::generate::{compress, fill_runs};
-use super::index::SliceIndex;
-use super::material::Material;
-use super::probe::{ProbeError, Tablebase};
-use super::rule_result::RuleResult;
-use super::table::TableFile;
 use crate::rules::Rules;
+use crate::tablebase::format::TableFile;
+use crate::tablebase::format::encode::{compress, fill_runs};
+use crate::tablebase::format::{
+    FileKind, Header, RulesDerived, TableError, assemble, pack, unpack,
+};
+use crate::tablebase::index::SliceIndex;
+use crate::tablebase::index::material::Material;
+use crate::tablebase::probe::{ProbeError, Tablebase};
+use crate::tablebase::value::RuleResult;
 use crate::{Variant, with_rules};
 
 /// What [`derive_rules`] did to a slice's rules file.
@@ -34,11 +36,6 @@ pub struct DerivedRules {
     /// And after.
     pub bytes_after: u64,
 }
-
-/// The fewest pieces of a slice whose rules file derives its results where it may: smaller
-/// slices are probed most and take little room, so their probes stay one lookup (the
-/// generator writes such files so, and `damka compact` re-encodes them by default).
-pub const DERIVED_FROM_PIECES: u32 = 5;
 
 /// zstd level of the re-encoded rules blocks (as the win/draw/loss and distance blocks
 /// `damka compact` re-encodes).

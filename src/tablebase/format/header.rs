@@ -7,10 +7,10 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::index::SliceIndex;
 use super::le_words::le_bytes;
-use super::material::Material;
 use crate::rules::{Governing, RuleSet};
+use crate::tablebase::index::SliceIndex;
+use crate::tablebase::index::material::Material;
 use crate::{Variant, with_rules};
 
 /// First eight bytes of every table file.
@@ -41,7 +41,7 @@ pub enum FileKind {
     /// Distance in plies to the next conversion (capture or man move), 1 or 2 bytes a
     /// position.
     Dtc = 3,
-    /// The result under a rule set's move counts ([`super::rule_result::RuleResult`]'s
+    /// The result under a rule set's move counts ([`crate::tablebase::value::RuleResult`]'s
     /// code), 1 or 2 bytes a position, capture positions included.
     Rules = 4,
 }
@@ -59,16 +59,6 @@ impl FileKind {
             FileKind::Rules => "rules",
         }
     }
-}
-
-/// WDL values as stored (2 bits).
-pub mod wdl_code {
-    /// A draw.
-    pub const DRAW: u8 = 0;
-    /// A win for the side to move.
-    pub const WIN: u8 = 1;
-    /// A loss for the side to move.
-    pub const LOSS: u8 = 2;
 }
 
 /// The header of a table file.
@@ -113,22 +103,27 @@ pub struct Header {
     pub searched: bool,
     /// The file's forced exchanges hold no value (a meaningless one): positions where the
     /// side not to move could capture now and after every move that does not crown
-    /// ([`super::one_side::forced_exchange`]), which a probe answers by a search of one ply
+    /// ([`crate::tablebase::forced_exchange`]), which a probe answers by a search of one ply
     /// (ending in capture searches). Only win/draw/loss and distance files that hold values.
     pub forced_searched: bool,
     /// The distance file holds no distance for the positions whose side to move's pieces
     /// stand on rows that add up to an even number (counted from its own back rank): a
     /// probe searches two plies for them, to positions of the same slice whose rows add up
-    /// to an odd number ([`super::one_side::even_rows`]). Only distance files that hold
+    /// to an odd number ([`crate::tablebase::even_rows`]). Only distance files that hold
     /// values, of a slice whose twin is searched, in a variant where every quiet move takes
-    /// one piece one row ([`super::one_side::rows_alternate`]).
+    /// one piece one row ([`crate::tablebase::rows_alternate`]).
     pub even_rows_searched: bool,
     /// Which results the rules file derives from the positions' win/draw/loss values and
-    /// distances to conversion ([`super::rule_result::RuleResult::derived`]) instead of
-    /// holding them ([`super::derived_rules`]). Only rules files of slices governed by a
+    /// distances to conversion ([`crate::tablebase::value::RuleResult::derived`]) instead of
+    /// holding them ([`crate::tablebase::compact::derive_rules`]). Only rules files of slices governed by a
     /// quiet count alone.
     pub rules_derived: RulesDerived,
 }
+
+/// The fewest pieces of a slice whose rules file derives its results where it may: smaller
+/// slices are probed most and take little room, so their probes stay one lookup (the
+/// generator writes such files so, and `damka compact` re-encodes them by default).
+pub const DERIVED_FROM_PIECES: u32 = 5;
 
 /// Which results a rules file derives (byte 84).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -145,7 +140,7 @@ pub enum RulesDerived {
 /// What a rules file says of a position ([`Header::rule_value`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum RuleValue {
-    /// The code of its result ([`super::rule_result::RuleResult::from_code`]).
+    /// The code of its result ([`crate::tablebase::value::RuleResult::from_code`]).
     Code(u16),
     /// Its result is derived under a quiet count of these plies.
     Derived(u32),
@@ -411,7 +406,7 @@ impl Header {
         if self.even_rows_searched
             && (self.searched
                 || kind != FileKind::Dtw
-                || !with_rules!(variant, R => super::one_side::rows_alternate::<R>()))
+                || !with_rules!(variant, R => crate::tablebase::unread::rows_alternate::<R>()))
         {
             return Err(bad(
                 "even rows searched (byte 83)",

@@ -36,21 +36,21 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::format::TableError;
-use super::format::{FileKind, RuleValue, RulesDerived, unpack, wdl_code};
-use super::generate::derivable;
-use super::index::{KingArrangements, MoverFrame, SliceIndex};
-use super::levels::{Above, Level, Member, Place, Placements};
-use super::material::{Material, SliceJob};
-use super::one_side::{even_rows, forced_exchange};
-use super::outcome::{Outcome, Wdl};
-use super::probe::{ProbeError, Tablebase};
-use super::rule_result::{Moves, RuleCategory, RuleResult};
-use super::table::TableFile;
-use super::two_counts::next_layer;
 use crate::rules::{
     Governing, Move, MoveList, MoveSink, Position, RuleSet, Rules, captures, generate, may_capture,
 };
+use crate::tablebase::format::TableError;
+use crate::tablebase::format::TableFile;
+use crate::tablebase::format::{FileKind, RuleValue, RulesDerived, unpack, wdl_code};
+use crate::tablebase::index::levels::{Above, Level, Member, Place, Placements};
+use crate::tablebase::index::material::{Material, SliceJob};
+use crate::tablebase::index::{KingArrangements, MoverFrame, SliceIndex};
+use crate::tablebase::probe::derivable;
+use crate::tablebase::probe::{ProbeError, Tablebase};
+use crate::tablebase::unread::{even_rows, forced_exchange};
+use crate::tablebase::value::next_layer;
+use crate::tablebase::value::{Moves, RuleCategory, RuleResult};
+use crate::tablebase::value::{Outcome, Wdl};
 
 /// The verdict on one slice.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -219,9 +219,12 @@ pub fn verify_pair<R: Rules>(tb: &Tablebase, m: Material) -> Result<PairChecks, 
             .into_par_iter()
             .try_for_each(|b| file.decode_block(b).map(drop))?;
     }
-    let index: Vec<SliceIndex<R>> = slices.iter().map(|&s| SliceIndex::new(s)).collect();
-    let placements = Placements::<R>::new(&slices);
-    let arrangements: Vec<_> = index.iter().map(|i| i.king_arrangements()).collect();
+    let pair = PairIndex::<R>::new(&slices);
+    let PairIndex {
+        index,
+        placements,
+        arrangements,
+    } = &pair;
     let mut tallies: Vec<Result<Tally, ProbeError>> =
         slices.iter().map(|_| Ok(Tally::default())).collect();
     // Where every result of the pair is derived and checked against its derivation, the
@@ -245,18 +248,14 @@ pub fn verify_pair<R: Rules>(tb: &Tablebase, m: Material) -> Result<PairChecks, 
             tb,
             &files,
             held_rule_files,
-            &index,
-            &placements,
-            &arrangements,
+            &pair,
             (level, above.as_ref().map(|(a, _)| a)),
         )?;
         let rules_above = above.as_ref().and_then(|(_, r)| r.as_ref());
         let layered = match (rules.map(|r| (r, r.governing(a, b))), &read.rules) {
             (Some((set, Governing::Both { plies, .. })), Some(rule_level)) => Some(layered_rules(
                 tb,
-                &index,
-                &placements,
-                &arrangements,
+                &pair,
                 level,
                 [&read.values, rule_level],
                 rules_above,
@@ -279,8 +278,8 @@ pub fn verify_pair<R: Rules>(tb: &Tablebase, m: Material) -> Result<PairChecks, 
             };
             let checked = check_level(
                 tb,
-                &index,
-                &placements,
+                index,
+                placements,
                 (slice as u8, &arrangements[slice]),
                 (&read, &files),
                 above.as_ref().map(|(a, _)| a),
@@ -361,6 +360,26 @@ fn bad_index(bad: &SliceCheck) -> u64 {
     }
 }
 
+/// How a slice pair's positions are numbered: each slice's index, the placements of the
+/// pair's men by level, and each slice's arrangements of kings.
+struct PairIndex<R: Rules> {
+    index: Vec<SliceIndex<R>>,
+    placements: Placements<R>,
+    arrangements: Vec<Option<KingArrangements>>,
+}
+
+impl<R: Rules> PairIndex<R> {
+    /// The numbering of the pair `slices` (one slice where it is its own twin).
+    fn new(slices: &[Material]) -> Self {
+        let index: Vec<SliceIndex<R>> = slices.iter().map(|&s| SliceIndex::new(s)).collect();
+        PairIndex {
+            placements: Placements::new(slices),
+            arrangements: index.iter().map(|i| i.king_arrangements()).collect(),
+            index,
+        }
+    }
+}
+
 /// The outcomes (as codes) and the rule result codes (0 without `rule_files`) of every
 /// position of `level`, from both slices' files, in one batch: the placements in key order,
 /// each `kings_per_placement` long; its distances to conversion too where placements are
@@ -379,11 +398,14 @@ fn read_level<R: Rules>(
     tb: &Tablebase,
     files: &[[Arc<TableFile>; 3]],
     rule_files: Option<&[Arc<TableFile>]>,
-    index: &[SliceIndex<R>],
-    placements: &Placements<R>,
-    arrangements: &[Option<KingArrangements>],
+    pair: &PairIndex<R>,
     (level, above): (usize, Option<&Level>),
 ) -> Result<ReadLevel, ProbeError> {
+    let PairIndex {
+        index,
+        placements,
+        arrangements,
+    } = pair;
     let members = placements.members(level);
     let kings = placements.kings_per_placement();
     let mut values = vec![0u16; members.len() * kings as usize];
@@ -1201,24 +1223,26 @@ struct LayerMoves {
     successors: Vec<u32>,
 }
 
-/// Where a material count runs beside the quiet count (`two_counts`), the rule results of
+/// Where a material count runs beside the quiet count (`tablebase::probe::rules`), the rule results of
 /// every position of level `level` (both slices, laid out as `read_level`'s), built forward
 /// from the moves: layer 0 (the quiet count run out) is drawn but for positions without a
 /// move; each next layer takes a king's move from the layer before and any other move from
 /// the stored results (the level above's for a man's step, the tables' for a capture or a
 /// crowning), until two layers are equal or the quiet count's plies are reached. The moves
 /// are generated once; a layer is then a pass over the successors' places.
-#[allow(clippy::too_many_arguments)]
 fn layered_rules<R: Rules>(
     tb: &Tablebase,
-    index: &[SliceIndex<R>],
-    placements: &Placements<R>,
-    arrangements: &[Option<KingArrangements>],
+    pair: &PairIndex<R>,
     level: usize,
     [plain, stored]: [&Level; 2],
     above: Option<&Level>,
     (set, material): (&RuleSet, u32),
 ) -> Result<Level, ProbeError> {
+    let PairIndex {
+        index,
+        placements,
+        arrangements,
+    } = pair;
     let members = placements.members(level);
     let kings = placements.kings_per_placement();
     let positions = members.len() * kings as usize;

@@ -22,44 +22,39 @@
 
 use std::collections::HashMap;
 
-use super::index::MoverFrame;
-use super::outcome::Wdl;
-use super::probe::{ProbeError, Tablebase};
-use super::rule_result::{Moves, RuleCategory, RuleResult};
-use crate::rules::{Counters, Governing, MoveList, Position, RuleSet, Rules, generate};
+use super::tables::{ProbeError, Tablebase};
+use crate::Variant;
+use crate::rules::{Governing, MoveList, Position, RuleSet, Rules, generate};
+use crate::tablebase::format::FileKind;
+use crate::tablebase::index::MoverFrame;
+use crate::tablebase::index::material::SliceJob;
+use crate::tablebase::value::Wdl;
+use crate::tablebase::value::{Moves, RuleCategory, RuleResult, next_layer};
 
 /// Results already found, by position and quiet plies left.
 type Memo<R> = HashMap<(Position<R>, u32), RuleResult>;
 
-/// `g(P, r)`, `r > 0`, of a position of plain result `plain`: its moves other than a king's
-/// give `exits`, and its king's moves lead to positions whose results in layer `r - 1` are
-/// `kings` (the material count, of `material` plies, goes on through them).
-pub(crate) fn next_layer(
-    mut exits: Moves,
-    kings: impl IntoIterator<Item = RuleResult>,
-    material: u32,
-    plain: Wdl,
-) -> RuleResult {
-    for r in kings {
-        exits.add(r.contribution(true, Some(material)));
-    }
-    exits.result(plain)
-}
-
-/// Where `pos` at counters `c` needs a search of its king moves (a material count runs
-/// beside a quiet count already partly used): the quiet plies left, the quiet count's and
-/// the material count's plies.
-pub(crate) fn quiet_used<R: Rules>(
-    rules: &RuleSet,
-    pos: &Position<R>,
-    c: Counters,
-) -> Option<(u32, u32, u32)> {
-    match (rules.governing_of(pos), rules.quiet) {
-        (Governing::Both { plies, .. }, Some(q)) if c.quiet > 0 => {
-            Some((q.plies.saturating_sub(c.quiet), q.plies, plies))
-        }
-        _ => None,
-    }
+/// The quiet count's plies when `job`'s rule results follow from its distances to
+/// conversion ([`RuleResult::derived`]) as far as its inputs go: a quiet count governs it
+/// and no slice its conversions lead to holds a result drawn by the counts (a cursed win or
+/// blessed loss). Its own levels must hold none either: the build knows it as it solves
+/// them, `verify` from the headers it recounts.
+pub fn derivable(
+    tb: &Tablebase,
+    variant: Variant,
+    job: &SliceJob,
+    governing: Governing,
+) -> Option<u32> {
+    let Governing::Quiet(Some(limit)) = governing else {
+        return None;
+    };
+    job.inputs
+        .iter()
+        .all(|&m| {
+            tb.table(variant, m, FileKind::Rules)
+                .is_ok_and(|t| t.header().drawn_by_rules == 0)
+        })
+        .then_some(limit)
 }
 
 impl Tablebase {

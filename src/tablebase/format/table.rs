@@ -12,10 +12,11 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering, fence};
 use memmap2::Mmap;
 use rayon::prelude::*;
 
-use super::format::{FileKind, HEADER_SIZE, Header, TableError, unpack, wdl_code};
+use super::header::{FileKind, HEADER_SIZE, Header, TableError, unpack};
 use super::le_words::fill_from_le;
-use super::material::Material;
 use crate::Variant;
+use crate::tablebase::index::material::Material;
+use crate::tablebase::value::wdl_code;
 
 /// How a table file's blocks are read.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
