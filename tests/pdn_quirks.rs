@@ -1,5 +1,6 @@
-//! One minimal example for each quirk of real PDN files the reader tolerates (PDN.md), and for
-//! each construct of the standard: what is read, what is replayed, what is reported.
+//! One minimal example for each quirk of real PDN files the reader tolerates (each found in
+//! the PDN corpus, `../shared/corpus/pdn`), and for each construct of the standard: what is
+//! read, what is replayed, what is reported.
 
 use damka::Variant;
 use damka::pdn::{

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs (if needed) and starts a one-node Slurm cluster on this machine, as
-# ../shared/docs/SLURM.md describes: Debian packages, no systemd, munge authentication.
+# tools/README.md ("One-node Slurm for tests") describes: Debian packages, no systemd, munge
+# authentication.
 #
 # Usage: tools/slurm-start.sh            (as root)
 # State (spool, logs, pid files) goes to $DAMKA_SLURM_DIR, default /var/tmp/damka-slurm; the

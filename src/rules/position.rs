@@ -223,7 +223,7 @@ impl<R: Rules> Position<R> {
     /// bitboards, or played a move into it). Those writes are a word each, and a wider read
     /// of two boards (which the compiler makes where it works on two at once) cannot be
     /// served from them: it waits until they reach the cache, and with it every later
-    /// instruction (a fifth of a cached probe's time: benches/README.md, "Store
+    /// instruction (a fifth of a cached probe's time: benches/notes/probe.md, "Store
     /// forwarding").
     #[inline(always)]
     pub(crate) fn reread(&self) -> Self {

@@ -6,7 +6,8 @@
 //! result with its derivation and re-encodes the rules file: a header alone where all are
 //! equal ([`RulesDerived::All`]), else the results that differ with the others marked
 //! ([`RulesDerived::Marked`]). A probe of a derived result reads the win/draw/loss and
-//! distance-to-conversion files instead (benches/README.md, "Rule results derived").
+//! distance-to-conversion files instead (benches/notes/compression.md, "Rule results
+//! derived").
 
 use std::path::Path;
 

@@ -3,16 +3,17 @@
 //! distance files; the other's become searched files ([`Header::searched`]: a header and no
 //! values), and a probe answers its positions by a search of one ply into the twin. Its
 //! distance-to-conversion and rules files stay. Win/draw/loss files take about half the
-//! bytes (benches/README.md, "Compression study"). Then [`leave_unread`] re-encodes the
-//! files that hold values without their forced exchanges ([`forced_exchange`]), which a
-//! probe answers by a search of one ply ending in capture searches (Kingsrow leaves every
-//! position with a capture threat to the engine's search; these are the ones a search of
-//! one ply settles without coming back to the slice pair), and, if asked, where every
-//! quiet move takes one piece one row ([`rows_alternate`]: English, Italian), the distance
-//! files of the kept slices without the positions whose side to move's rows add up to an
-//! even number ([`even_rows`]), which a probe answers by a search of two plies through the
-//! twin: about half the distance bytes again, for distance probes and a verify several
-//! times slower (benches/README.md, "Distances on even rows").
+//! bytes (benches/notes/compression.md, "Compression study"). Then [`leave_unread`]
+//! re-encodes the files that hold values without their forced exchanges
+//! ([`forced_exchange`]), which a probe answers by a search of one ply ending in capture
+//! searches (Kingsrow leaves every position with a capture threat to the engine's search;
+//! these are the ones a search of one ply settles without coming back to the slice pair),
+//! and, if asked, where every quiet move takes one piece one row ([`rows_alternate`]:
+//! English, Italian), the distance files of the kept slices without the positions whose
+//! side to move's rows add up to an even number ([`even_rows`]), which a probe answers by a
+//! search of two plies through the twin: about half the distance bytes again, for distance
+//! probes and a verify several times slower (benches/notes/compression.md, "Distances on
+//! even rows").
 //!
 //! Safe to run again (pairs done are skipped) and to stop at any point: each file is
 //! written to a temporary name and renamed into place.
@@ -166,10 +167,10 @@ pub struct LeftUnread {
 }
 
 /// zstd level of the re-encoded win/draw/loss blocks: as fast to decode as the generator's
-/// level 12, 9 % smaller (benches/README.md, "Compression study").
+/// level 12, 9 % smaller (benches/notes/compression.md, "Compression study").
 const WDL_LEVEL: i32 = 19;
 /// zstd level of the re-encoded distance blocks: 8 % fewer bytes than the generator's level
-/// 6, decoded about as fast (benches/README.md, "Distances on even rows").
+/// 6, decoded about as fast (benches/notes/compression.md, "Distances on even rows").
 const DTW_LEVEL: i32 = 19;
 
 /// Re-encodes the win/draw/loss and distance files of every slice among `materials` (the

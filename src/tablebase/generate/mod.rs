@@ -58,9 +58,10 @@ pub const PACKED_POSITIONS_PER_BYTE: u64 = 4;
 /// Bytes a build holds besides its levels and the cache: code, threads, input maps, the
 /// buffers that write the files, the units' scratch, each thread's memo of the outcomes
 /// after captures (512 KiB, `capture_memo`). Calibrated by the peak RSS of a whole
-/// build, whose cache is full by its last jobs (benches/README.md): English up to 6 pieces
-/// with distances to conversion and rule results peaked at 1.369 GiB, above the 1.23 GiB
-/// its largest job was planned at with a base of 128 MiB.
+/// build, whose cache is full by its last jobs (benches/notes/dtc-rules.md, "Distance to
+/// conversion"): English up to 6 pieces with distances to conversion and rule results
+/// peaked at 1.369 GiB, above the 1.23 GiB its largest job was planned at with a base of
+/// 128 MiB.
 pub const BUILD_BASE_BYTES: u64 = 320 << 20;
 
 /// What building one job is expected to cost.
@@ -87,10 +88,11 @@ impl Estimate {
 }
 
 /// Positions a build solves per second on one core, measured with one thread (files
-/// written) on this project's 2-core machine, shared with other work (benches/README.md):
-/// about 1.6 M/s for English 1211+1112, with men; slices of kings only are slower, 1.1 M/s
-/// for English 0402+0204 (short kings) and 0.5 M/s for International 0401+0104 (flying
-/// kings walk long rays). The figures used are rounded down.
+/// written) on this project's 2-core machine, shared with other work
+/// (benches/notes/generation.md): about 1.6 M/s for English 1211+1112, with men; slices of
+/// kings only are slower, 1.1 M/s for English 0402+0204 (short kings) and 0.5 M/s for
+/// International 0401+0104 (flying kings walk long rays). The figures used are rounded
+/// down.
 pub fn positions_per_core_second<R: Rules>(job: &SliceJob) -> f64 {
     if job.key().men() > 0 {
         1.5e6

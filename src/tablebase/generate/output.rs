@@ -29,7 +29,8 @@ pub const DTW_BLOCK: u32 = 1 << 14;
 /// zstd level of win/draw/loss blocks (small and read often: compress hard).
 const WDL_LEVEL: i32 = 12;
 /// zstd's shortest match in win/draw/loss blocks (level 12 on them takes 3): faster, and
-/// the files come out smaller (benches/README.md).
+/// the files come out smaller (benches/notes/generation.md, "Generation in parts", items of
+/// 2026-12-06).
 const WDL_MIN_MATCH: u32 = 5;
 /// zstd level of distance blocks.
 const DTW_LEVEL: i32 = 6;

@@ -4,7 +4,8 @@
 //! decode as a copy, where they stay small enough: a temporary file of up to 6 bytes a
 //! position on disk, a level's batches of 4 bytes a position in memory; else it
 //! compresses them (level 1), and its memory and disk stay bounded by its levels
-//! (benches/README.md, "Stored frames").
+//! (benches/notes/generation.md, "Generation in parts", item "2026-12-06, 02:00-03:30:
+//! stored frames").
 
 use crate::tablebase::format::encode::compress;
 

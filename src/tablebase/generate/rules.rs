@@ -343,7 +343,8 @@ fn walk_back_rule(s: &mut RuleScratch, rules: &mut [u16], pred: Pred, after: u16
 /// ([`unit_rules_layered`]) and the side to move has `kings` kings: its moves left, what its
 /// exits give, the end of its successors, two layers, and the successors of its king moves
 /// (of open positions only), counted as four a king. Measured: Russian 1302+0213 (three
-/// kings) lists 2.8 a position, at most 5.3 in one unit (benches/README.md).
+/// kings) lists 2.8 a position, at most 5.3 in one unit (benches/notes/generation.md,
+/// "Generation in parts", item "2026-12-06, 07:40-09:30").
 pub(super) fn layered_bytes_per_position(kings: u64) -> u64 {
     let fixed = size_of::<u16>() + size_of::<Moves>() + size_of::<u32>() + 2 * size_of::<u16>();
     fixed as u64 + size_of::<u32>() as u64 * 4 * kings

@@ -182,7 +182,7 @@ impl MoverFrame {
     /// memory (as [`SliceIndex::with_kings`] returns it) was just written a word at a time,
     /// and a load of two boards at once (which the compiler makes to turn them together)
     /// cannot be served from those stores: it waits until they reach the cache, and every
-    /// later instruction with it (as [`Position`]'s `reread`; benches/README.md, "Store
+    /// later instruction with it (as [`Position`]'s `reread`; benches/notes/probe.md, "Store
     /// forwarding").
     #[inline(always)]
     pub(crate) fn reread(&self) -> MoverFrame {

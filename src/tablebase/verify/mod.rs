@@ -20,8 +20,9 @@
 //! ([`DtcReader`]: a position's and its king moves' successors' are of one placement each),
 //! but where placements are small or most of the slice: then the level read holds them
 //! too. Where every rule result of the pair is derived from its value and distance
-//! ([`RulesDerived::All`]), none is held: the checks derive them (benches/README.md: English
-//! 7's 0403+0304 then takes less than its build).
+//! ([`RulesDerived::All`]), none is held: the checks derive them (English 7's 0403+0304
+//! then takes less than its build: benches/notes/generation.md, "Generation in parts", item
+//! "2026-12-06, 13:20-13:50").
 //!
 //! Compacted tables (`one_side`) hold no values for a searched slice and for forced
 //! exchanges, and may hold no distances for positions on even rows: as a level is read,
