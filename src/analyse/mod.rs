@@ -316,15 +316,10 @@ pub fn best_line<R: Rules>(
     pos: &Position<R>,
     plies: usize,
 ) -> Result<Vec<String>, ProbeError> {
-    let mut pos = *pos;
-    let mut line = Vec::new();
-    while line.len() < plies {
-        let rated = tb.rated_moves(&pos)?;
-        let Some(first) = rated.first() else { break };
-        line.push(rated_texts::<R>(&rated).swap_remove(0));
-        pos = pos.play(&first.mv.mv);
-    }
-    Ok(line)
+    tb.mainline(pos)
+        .take(plies)
+        .map(|step| step.map(|s| rated_texts::<R>(&s.rated).swap_remove(0)))
+        .collect()
 }
 
 /// The perfect-play line from `pos` (counters `c`) under `rules`: the best move under the

@@ -409,13 +409,9 @@ fn table_move<R: Rules>(
     }
     // The line of best moves, as far as the table leads (at most 40 plies).
     let mut pv = vec![best.mv.mv];
-    let mut pos = root.play(&best.mv.mv);
-    while o.wdl != Wdl::Draw && pv.len() < 40 {
-        let Some(next) = tb.rated_moves(&pos).ok().and_then(|r| r.into_iter().next()) else {
-            break;
-        };
-        pv.push(next.mv.mv);
-        pos = pos.play(&next.mv.mv);
+    if o.wdl != Wdl::Draw {
+        let line = tb.mainline(&root.play(&best.mv.mv)).take(39);
+        pv.extend(line.map_while(Result::ok).map(|step| step.best().mv.mv));
     }
     let d = i32::from(o.dtw);
     let score = match o.wdl {

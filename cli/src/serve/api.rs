@@ -335,17 +335,21 @@ fn mainline_in<R: Rules>(tb: &Tablebase, fen: Option<&str>) -> Result<Mainline, 
     };
     let mut line = Vec::new();
     let mut truncated = false;
-    let mut pos = start;
     if winner.is_some() {
-        loop {
-            let (rated, legal) = rated(tb, &pos)?;
-            let Some(best) = rated.first() else { break };
+        for step in tb.mainline(&start) {
+            let step = step.map_err(|e| ApiError::from_probe(R::VARIANT, e))?;
             if line.len() == MAINLINE_PLIES {
                 truncated = true;
                 break;
             }
-            line.push(move_answer(&pos, &legal, 0, best.outcome, None));
-            pos = pos.play(&best.mv.mv);
+            let legal: Vec<LegalMove> = step.rated.iter().map(|r| r.mv.clone()).collect();
+            line.push(move_answer(
+                &step.position,
+                &legal,
+                0,
+                step.best().outcome,
+                None,
+            ));
         }
     }
     Ok(Mainline {

@@ -993,17 +993,14 @@ fn classify<R: Rules>(
 ) -> Result<Class, GenerateError> {
     let king_moves = generate_counting_king_quiets(pos, list) as u16;
     let moves = list.as_slice();
-    if let Some((first, rest)) = moves.split_first().filter(|(m, _)| m.is_capture()) {
-        if !rest.is_empty() {
+    if moves.first().is_some_and(|m| m.is_capture()) {
+        if moves.len() > 1 {
             for mv in moves {
                 super::capture_memo::prefetch(job.memo, &pos.play(mv));
             }
         }
         let resolve = |mv| super::capture_memo::resolve(job.memo, job.tb, &pos.play(mv));
-        let mut best = resolve(first)?.before_move();
-        for mv in rest {
-            best = best.max(resolve(mv)?.before_move());
-        }
+        let best = Outcome::best_of(moves.iter().map(resolve))?;
         // A plain draw is drawn under the rules too ([`capture_rule`]).
         let mut captures = Moves::default();
         if rules && best.wdl != Wdl::Draw {

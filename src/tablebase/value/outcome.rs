@@ -101,6 +101,20 @@ impl Outcome {
         }
     }
 
+    /// The outcome of a position whose moves lead to positions of outcomes `after` (each
+    /// for the side to move there): the best of them seen from before the move, a loss in 0
+    /// plies where there is no move. The fold over a position's moves that the generator
+    /// and `verify` share (the probe's capture search is this fold with alpha-beta bounds).
+    #[inline(always)]
+    pub fn best_of<E>(after: impl IntoIterator<Item = Result<Outcome, E>>) -> Result<Outcome, E> {
+        let mut best: Option<Outcome> = None;
+        for o in after {
+            let o = o?.before_move();
+            best = Some(best.map_or(o, |b| b.max(o)));
+        }
+        Ok(best.unwrap_or(Outcome::loss(0)))
+    }
+
     /// A number that orders outcomes from the mover's point of view: higher is better
     /// (fast wins, then slow wins, draws, slow losses, fast losses).
     #[inline(always)]

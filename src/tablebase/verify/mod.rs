@@ -792,8 +792,7 @@ impl<R: Rules> LevelsRead<'_, R> {
                         self.arrangements[s].as_ref(),
                     );
                     generate(&pos, &mut list);
-                    let mut best: Option<Outcome> = None;
-                    for mv in list.as_slice() {
+                    let best = Outcome::best_of(list.as_slice().iter().map(|mv| {
                         let after = pos.play(mv);
                         let known = match mv.is_capture() || mv.is_promotion() {
                             true => None,
@@ -803,14 +802,12 @@ impl<R: Rules> LevelsRead<'_, R> {
                                     .and_then(Outcome::from_code)
                             }
                         };
-                        let outcome = match known {
-                            Some(known) => known,
-                            None => tb.resolve(&after, true)?,
+                        match known {
+                            Some(known) => Ok(known),
+                            None => tb.resolve(&after, true),
                         }
-                        .before_move();
-                        best = Some(best.map_or(outcome, |b| b.max(outcome)));
-                    }
-                    found.push(best.unwrap_or(Outcome::loss(0)).code());
+                    }))?;
+                    found.push(best.code());
                 }
                 Ok(found)
             })
