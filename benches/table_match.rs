@@ -157,8 +157,7 @@ fn main() {
     let t = Instant::now();
     let tb = Tablebase::open(&dir).expect("tables directory");
     for job in plan(5, R::MEN) {
-        if !damka::tablebase::generate::job_done(
-            &dir,
+        if !tb.store().job_done(
             damka::Variant::English,
             &job,
             damka::RuleSet::default_for(damka::Variant::English),

@@ -6,7 +6,8 @@ use std::time::Instant;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use damka::rules::Rules;
-use damka::tablebase::generate::{BUILD_CACHE_BYTES, job_done, missing_inputs};
+use damka::tablebase::Store;
+use damka::tablebase::generate::BUILD_CACHE_BYTES;
 use damka::tablebase::{
     Estimate, Material, Progress, SliceIndex, SliceJob, SliceReport, build_job, estimate, plan,
 };
@@ -73,9 +74,10 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
         message: format!("{}: {e}", dir.display()),
         code: 2,
     })?;
+    let store = Store::new(&dir);
     if args.slice.is_some() {
         fail_on_request(&jobs[0])?;
-        let missing = missing_inputs(&dir, R::VARIANT, &jobs[0]);
+        let missing = store.missing_inputs(R::VARIANT, &jobs[0]);
         if !missing.is_empty() {
             let list: Vec<String> = missing.iter().map(|p| p.display().to_string()).collect();
             return Err(CliError::input(format!(
@@ -97,7 +99,7 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
     let mut reports: Vec<SliceReport> = Vec::new();
     let mut left: Vec<&SliceJob> = Vec::new();
     for job in &jobs {
-        if job_done(&dir, R::VARIANT, job, rules) {
+        if store.job_done(R::VARIANT, job, rules) {
             reports.extend(job.slices.iter().map(|&m| SliceReport {
                 material: m,
                 positions: SliceIndex::<R>::new(m).size(),
@@ -148,7 +150,7 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
     while let Some(first) = started.iter().position(|s| !s) {
         started[first] = true;
         let partner = partner(first, &started, &estimates, largest, |j| {
-            missing_inputs(&dir, R::VARIANT, left[j]).is_empty()
+            store.missing_inputs(R::VARIANT, left[j]).is_empty()
         });
         if let Some(j) = partner {
             started[j] = true;

@@ -21,7 +21,7 @@ use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
 use damka::tablebase::{FileKind, Tablebase};
 
 use super::CliError;
-use super::tables::{open, slices, tables_dir, variants};
+use super::tables::{listing, open, tables_dir, variants};
 use api::RuleChoice;
 
 /// How long the requests in flight may take to finish once a stop signal came.
@@ -117,10 +117,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
 fn rule_files_hold(tb: &Tablebase, dir: &Path, rules: RuleChoice) -> Result<(), CliError> {
     for variant in variants(dir, None) {
         let wanted = rules.for_variant(variant);
-        for m in slices(dir, variant)? {
-            if !Tablebase::path_in(dir, variant, m, FileKind::Rules).is_file() {
-                continue;
-            }
+        let files = listing(dir, variant)?;
+        // The rules files of a directory hold one rule set: the first says which.
+        if let Some(&m) = files.slices_with(&[FileKind::Wdl, FileKind::Rules]).first() {
             let held = tb
                 .table(variant, m, FileKind::Rules)
                 .map_err(|e| CliError::input(e.to_string()))?
@@ -138,7 +137,6 @@ fn rule_files_hold(tb: &Tablebase, dir: &Path, rules: RuleChoice) -> Result<(), 
                     wanted.name
                 )));
             }
-            break;
         }
     }
     Ok(())

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use damka::Variant;
 use damka::rules::{Color, Position, Rules};
-use damka::tablebase::{FileKind, Material, Tablebase};
+use damka::tablebase::{FileKind, Listing, Material, Store, Tablebase};
 
 use super::CliError;
 
@@ -73,30 +73,25 @@ pub fn material_text<R: Rules>(pos: &Position<R>) -> String {
 
 /// The variants with a directory under `dir`, or just `only`.
 pub fn variants(dir: &Path, only: Option<Variant>) -> Vec<Variant> {
-    Variant::ALL
+    Store::new(dir)
+        .variants()
         .into_iter()
-        .filter(|v| only.is_none_or(|o| o == *v) && dir.join(v.name()).is_dir())
+        .filter(|v| only.is_none_or(|o| o == *v))
         .collect()
+}
+
+/// The files of `variant` under `dir`.
+pub fn listing(dir: &Path, variant: Variant) -> Result<Listing, CliError> {
+    Store::new(dir).listing(variant).map_err(|e| CliError {
+        message: format!("{}: {e}", dir.join(variant.name()).display()),
+        code: 2,
+    })
 }
 
 /// The slices of `variant` present under `dir` (those with a win/draw/loss file), sorted by
 /// piece count then key.
 pub fn slices(dir: &Path, variant: Variant) -> Result<Vec<Material>, CliError> {
-    let sub = dir.join(variant.name());
-    let entries = std::fs::read_dir(&sub).map_err(|e| CliError {
-        message: format!("{}: {e}", sub.display()),
-        code: 2,
-    })?;
-    let ext = FileKind::Wdl.extension();
-    let mut out: Vec<Material> = entries
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let name = e.file_name().into_string().ok()?;
-            name.strip_suffix(&format!(".{ext}"))?.parse().ok()
-        })
-        .collect();
-    out.sort_by_key(|m| (m.pieces(), *m));
-    Ok(out)
+    Ok(listing(dir, variant)?.slices_with(&[FileKind::Wdl]))
 }
 
 /// Bytes for people: `512 MiB`, `1.09 GiB`, `2.3 TiB`.

@@ -105,14 +105,11 @@ fn missing_slices(tb: &Tablebase, variant: Variant, present: &[Material]) -> Vec
         return Vec::new();
     };
     let max_side = with_rules!(variant, R => R::MEN);
+    let listing = tb.store().listing(variant).unwrap_or_default();
     let mut out: Vec<Material> = Material::all_up_to(most, max_side)
         .into_iter()
         .filter(|m| counts.contains(&m.pieces()))
-        .filter(|&m| {
-            FileKind::BUILT
-                .iter()
-                .any(|&k| !Tablebase::path_in(tb.dir(), variant, m, k).is_file())
-        })
+        .filter(|&m| FileKind::BUILT.iter().any(|&k| !listing.has(m, k)))
         .filter(|m| !present.contains(m))
         .collect();
     out.sort_by_key(|m| (m.pieces(), *m));

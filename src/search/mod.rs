@@ -336,35 +336,19 @@ struct Coverage {
 }
 
 impl Coverage {
-    /// The slices of `variant` under `tb`'s directory.
+    /// The slices of `variant` in `tb`'s store (those with win/draw/loss and distance
+    /// files), and the rule set its rules files hold.
     fn of(tb: &Tablebase, variant: Variant) -> Coverage {
-        let dir = tb.dir().join(variant.name());
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            return Coverage::default();
-        };
-        let names: HashSet<String> = entries
-            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        let store = tb.store();
+        let listing = store.listing(variant).unwrap_or_default();
+        let slices: HashSet<Material> = listing
+            .slices_with(&[FileKind::Wdl, FileKind::Dtw])
+            .into_iter()
             .collect();
-        let slices: HashSet<Material> = names
-            .iter()
-            .filter_map(|n| n.strip_suffix(&format!(".{}", FileKind::Wdl.extension())))
-            .filter_map(|key| key.parse::<Material>().ok())
-            .filter(|m| names.contains(&format!("{m}.{}", FileKind::Dtw.extension())))
-            .collect();
-        let max_pieces = slices.iter().map(|m| m.pieces()).max().unwrap_or(0);
-        let rules = FileKind::Rules.extension();
-        let rule_set = slices
-            .iter()
-            .find(|m| names.contains(&format!("{m}.{rules}")))
-            .and_then(|&m| tb.table(variant, m, FileKind::Rules).ok())
-            .and_then(|t| {
-                RuleSet::all(variant).nth(usize::from(t.header().rule_set).checked_sub(1)?)
-            })
-            .map(|r| r.name);
         Coverage {
+            max_pieces: slices.iter().map(|m| m.pieces()).max().unwrap_or(0),
             slices,
-            max_pieces,
-            rule_set,
+            rule_set: store.rule_set(variant).map(|r| r.name),
         }
     }
 

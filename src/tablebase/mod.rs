@@ -3,16 +3,18 @@
 //! positioned reads (or a memory map, see [`Access`]).
 //!
 //! The modules are in layers, each importing only those listed before it: the vocabulary
-//! ([`value`], `unread`), the index of a slice ([`index`]), the file format ([`format`]),
-//! the probe ([`probe`]), then the passes that write and check files side by side
+//! ([`value`], `unread`, the filesystem [`fs`]), the index of a slice ([`index`]), the file
+//! format ([`format`]), the tables directory ([`store`]), the probe ([`probe`]), then the passes that write and check files side by side
 //! ([`generate`], [`verify`], [`compact`]). The file format is described in
 //! `docs/FORMAT.md`.
 
 pub mod compact;
 pub mod format;
+pub mod fs;
 pub mod generate;
 pub mod index;
 pub mod probe;
+pub mod store;
 mod unread;
 pub mod value;
 pub mod verify;
@@ -23,6 +25,7 @@ pub use generate::{Estimate, GenerateError, Progress, Silent, SliceReport, build
 pub use index::material::{Material, SliceJob, plan};
 pub use index::{MoverFrame, SliceIndex};
 pub use probe::{ProbeError, RatedMove, RuleMove, Tablebase};
+pub use store::{Listing, Store};
 pub use unread::{even_rows, forced_exchange, rows_alternate};
 pub use value::{Outcome, RuleCategory, RuleResult, Wdl};
 pub use verify::{PairChecks, SliceCheck, verify_pair, verify_slice};

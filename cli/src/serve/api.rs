@@ -34,7 +34,7 @@ use damka::tablebase::{
 use damka::{Variant, with_rules};
 use serde::Serialize;
 
-use crate::tables::{slices, variants};
+use crate::tables::{listing, variants};
 
 /// The longest perfect-play line the mainline endpoint writes, in plies.
 pub const MAINLINE_PLIES: usize = 1000;
@@ -471,11 +471,9 @@ struct VariantStatus {
 pub fn status(dir: &Path) -> Result<Status, ApiError> {
     let mut out = Vec::new();
     for variant in variants(dir, None) {
-        let present: Vec<Material> = slices(dir, variant)
+        let present: Vec<Material> = listing(dir, variant)
             .map_err(|e| ApiError::Internal(e.message))?
-            .into_iter()
-            .filter(|&m| Tablebase::path_in(dir, variant, m, FileKind::Dtw).is_file())
-            .collect();
+            .slices_with(&[FileKind::Wdl, FileKind::Dtw]);
         let max_side = with_rules!(variant, R => R::MEN);
         let max_pieces = present.iter().map(Material::pieces).max().unwrap_or(0);
         let pieces = (2..=max_pieces)

@@ -22,6 +22,7 @@ use crate::tablebase::format::{
 use crate::tablebase::index::SliceIndex;
 use crate::tablebase::index::material::Material;
 use crate::tablebase::probe::{ProbeError, Tablebase};
+use crate::tablebase::store::Store;
 use crate::tablebase::value::RuleResult;
 use crate::{Variant, with_rules};
 
@@ -56,7 +57,7 @@ pub fn derive_rules(
     let tb = Tablebase::open(dir)?;
     let mut done = Vec::new();
     for &m in materials.iter().filter(|m| m.pieces() >= min_pieces) {
-        let path = Tablebase::path_in(dir, variant, m, FileKind::Rules);
+        let path = Store::path_in(dir, variant, m, FileKind::Rules);
         if !path.is_file() {
             continue;
         }

@@ -30,7 +30,7 @@ use crate::tablebase::format::encode::{compress, fill_runs};
 use crate::tablebase::format::{FileKind, Header, TableError, assemble, pack, unpack};
 use crate::tablebase::index::SliceIndex;
 use crate::tablebase::index::material::Material;
-use crate::tablebase::probe::Tablebase;
+use crate::tablebase::store::Store;
 use crate::tablebase::unread::{even_rows, forced_exchange, rows_alternate};
 use crate::with_rules;
 
@@ -140,13 +140,7 @@ fn open(
     m: Material,
     kind: FileKind,
 ) -> Result<TableFile, TableError> {
-    TableFile::open(
-        &Tablebase::path_in(dir, variant, m, kind),
-        kind,
-        variant,
-        m,
-        0,
-    )
+    TableFile::open(&Store::path_in(dir, variant, m, kind), kind, variant, m, 0)
 }
 
 /// What [`leave_unread`] did to a slice's win/draw/loss and distance files.

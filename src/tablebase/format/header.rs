@@ -47,8 +47,23 @@ pub enum FileKind {
 }
 
 impl FileKind {
+    /// Every kind, in the order of their numbers (byte 10 of the header).
+    pub const ALL: [FileKind; 4] = [FileKind::Wdl, FileKind::Dtw, FileKind::Dtc, FileKind::Rules];
+
     /// The files a build writes for every slice.
     pub const BUILT: [FileKind; 3] = [FileKind::Wdl, FileKind::Dtw, FileKind::Dtc];
+
+    /// The kind's place in [`FileKind::ALL`], for arrays with a value per kind.
+    pub const fn slot(self) -> usize {
+        self as usize - 1
+    }
+
+    /// The kind whose file name extension is `extension`.
+    pub fn of(extension: &str) -> Option<FileKind> {
+        FileKind::ALL
+            .into_iter()
+            .find(|k| k.extension() == extension)
+    }
 
     /// The file name extension.
     pub const fn extension(self) -> &'static str {
@@ -124,6 +139,13 @@ pub struct Header {
 /// slices are probed most and take little room, so their probes stay one lookup (the
 /// generator writes such files so, and `damka compact` re-encodes them by default).
 pub const DERIVED_FROM_PIECES: u32 = 5;
+
+/// The header byte of the rules files under `rules`: `None` when slices have no rule
+/// results (the rule set has no count: the plain results are its results).
+pub fn rule_set_byte(rules: &RuleSet) -> Option<u8> {
+    let counts = rules.quiet.is_some() || !rules.material.is_empty();
+    counts.then(|| rules.number())
+}
 
 /// Which results a rules file derives (byte 84).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -264,13 +286,10 @@ impl Header {
             return Err(TableError::HeaderChecksum(path.to_path_buf()));
         }
         let bad = |what: &str| TableError::Mismatch(path.to_path_buf(), what.to_string());
-        let kind = match b[10] {
-            1 => FileKind::Wdl,
-            2 => FileKind::Dtw,
-            3 => FileKind::Dtc,
-            4 => FileKind::Rules,
-            _ => return Err(bad("unknown file kind")),
-        };
+        let kind = FileKind::ALL
+            .into_iter()
+            .find(|&k| k as u8 == b[10])
+            .ok_or_else(|| bad("unknown file kind"))?;
         let variant = variant_from_game_type(b[11]).ok_or_else(|| bad("unknown variant"))?;
         if b[16] != INDEX_SCHEME {
             return Err(bad("unknown index scheme"));

@@ -6,8 +6,8 @@ use std::fs::File;
 use std::io::ErrorKind;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering, fence};
+use std::sync::{Arc, Mutex};
 
 use memmap2::Mmap;
 use rayon::prelude::*;
@@ -15,6 +15,7 @@ use rayon::prelude::*;
 use super::header::{FileKind, HEADER_SIZE, Header, TableError, unpack};
 use super::le_words::fill_from_le;
 use crate::Variant;
+use crate::tablebase::fs::{Filesystem, Opened, Os};
 use crate::tablebase::index::material::Material;
 use crate::tablebase::value::wdl_code;
 
@@ -41,6 +42,8 @@ pub enum Access {
 enum Source {
     Read(File),
     Map(Mmap),
+    /// The whole file, held in memory by its filesystem ([`Opened::Bytes`]).
+    Bytes(Arc<[u8]>),
 }
 
 /// An opened table file.
@@ -70,10 +73,7 @@ impl TableFile {
         TableFile::open_with(path, kind, variant, material, id, Access::Read)
     }
 
-    /// Opens and checks `path`: header checksum, every header field against the expected
-    /// kind, variant and slice and against the file length, the block table's checksum, and
-    /// block offsets that start after the table, increase, and end at the file's end. `id`
-    /// names the file in the block cache.
+    /// Opens and checks `path` of the operating system's files: see [`TableFile::open_in`].
     pub fn open_with(
         path: &Path,
         kind: FileKind,
@@ -82,18 +82,43 @@ impl TableFile {
         id: u32,
         access: Access,
     ) -> Result<TableFile, TableError> {
+        TableFile::open_in(&Os, path, kind, variant, material, id, access)
+    }
+
+    /// Opens and checks `path` of `fs`: header checksum, every header field against the
+    /// expected kind, variant and slice and against the file length, the block table's
+    /// checksum, and block offsets that start after the table, increase, and end at the
+    /// file's end. `id` names the file in the block cache; `access` says how an operating
+    /// system's file is read (a file held in memory is read where it is).
+    pub fn open_in(
+        fs: &dyn Filesystem,
+        path: &Path,
+        kind: FileKind,
+        variant: Variant,
+        material: Material,
+        id: u32,
+        access: Access,
+    ) -> Result<TableFile, TableError> {
         let io = |e: std::io::Error| TableError::Io(path.to_path_buf(), e);
-        let file = File::open(path).map_err(|e| match e.kind() {
+        let opened = fs.open(path).map_err(|e| match e.kind() {
             ErrorKind::NotFound => TableError::Missing(path.to_path_buf()),
             _ => TableError::Io(path.to_path_buf(), e),
         })?;
-        let file_len = file.metadata().map_err(io)?.len();
+        let source = match opened {
+            Opened::File(file) => Source::Read(file),
+            Opened::Bytes(bytes) => Source::Bytes(bytes),
+        };
+        let file_len = match &source {
+            Source::Read(file) => file.metadata().map_err(io)?.len(),
+            Source::Map(map) => map.len() as u64,
+            Source::Bytes(bytes) => bytes.len() as u64,
+        };
         let mut head = vec![0u8; HEADER_SIZE.min(file_len as usize)];
-        read_at(&file, path, &mut head, 0)?;
+        source.read_at(path, &mut head, 0)?;
         let header = Header::from_bytes(path, &head)?;
         header.check(path, kind, variant, material, file_len)?;
         let mut table = vec![0u8; header.table_size()];
-        read_at(&file, path, &mut table, HEADER_SIZE as u64)?;
+        source.read_at(path, &mut table, HEADER_SIZE as u64)?;
         let mismatch = |what: String| TableError::Mismatch(path.to_path_buf(), what);
         if crc32fast::hash(&table) != header.table_crc {
             return Err(mismatch(
@@ -133,12 +158,14 @@ impl TableFile {
                 "bytes after the last block (the blocks end at {end}, the file at {file_len})"
             )));
         }
-        let source = match access {
-            Access::Read => Source::Read(file),
+        let source = match (source, access) {
             // Safety: table files are written once to a temporary name and renamed into
             // place; a file changed behind our back yields wrong bytes, which the checksums
             // catch, or SIGBUS if it shrinks, which is the documented caveat of `Access::Map`.
-            Access::Map => Source::Map(unsafe { Mmap::map(&file) }.map_err(io)?),
+            (Source::Read(file), Access::Map) => {
+                Source::Map(unsafe { Mmap::map(&file) }.map_err(io)?)
+            }
+            (source, _) => source,
         };
         if let Source::Map(map) = &source
             && (map.len() as u64) < end
@@ -169,7 +196,7 @@ impl TableFile {
     /// How the file's blocks are read.
     pub fn access(&self) -> Access {
         match self.source {
-            Source::Read(_) => Access::Read,
+            Source::Read(_) | Source::Bytes(_) => Access::Read,
             Source::Map(_) => Access::Map,
         }
     }
@@ -199,13 +226,14 @@ impl TableFile {
         }
         let read;
         let bytes: &[u8] = match &self.source {
-            Source::Read(file) => {
+            Source::Read(_) => {
                 let mut buf = vec![0u8; (end - start) as usize];
-                read_at(file, &self.path, &mut buf, start)?;
+                self.source.read_at(&self.path, &mut buf, start)?;
                 read = buf;
                 &read
             }
             Source::Map(map) => &map[start as usize..end as usize],
+            Source::Bytes(bytes) => &bytes[start as usize..end as usize],
         };
         if crc32fast::hash(bytes) != self.crcs[b as usize] {
             return Err(damaged());
@@ -335,12 +363,28 @@ fn with_decompressor<T>(
     })
 }
 
-/// Fills `buf` from `file` at `offset`; a file that ends first is truncated.
-fn read_at(file: &File, path: &Path, buf: &mut [u8], offset: u64) -> Result<(), TableError> {
-    file.read_exact_at(buf, offset).map_err(|e| match e.kind() {
-        ErrorKind::UnexpectedEof => TableError::Truncated(path.to_path_buf()),
-        _ => TableError::Io(path.to_path_buf(), e),
-    })
+impl Source {
+    /// Fills `buf` from the file (at `path`) at `offset`; a file that ends first is
+    /// truncated.
+    fn read_at(&self, path: &Path, buf: &mut [u8], offset: u64) -> Result<(), TableError> {
+        let truncated = || TableError::Truncated(path.to_path_buf());
+        let bytes: &[u8] = match self {
+            Source::Read(file) => {
+                return file.read_exact_at(buf, offset).map_err(|e| match e.kind() {
+                    ErrorKind::UnexpectedEof => truncated(),
+                    _ => TableError::Io(path.to_path_buf(), e),
+                });
+            }
+            Source::Map(map) => map,
+            Source::Bytes(bytes) => bytes,
+        };
+        let held = usize::try_from(offset)
+            .ok()
+            .and_then(|start| bytes.get(start..)?.get(..buf.len()))
+            .ok_or_else(truncated)?;
+        buf.copy_from_slice(held);
+        Ok(())
+    }
 }
 
 /// Bytes of a cache page. A decoded block takes one page or more: the generator's blocks

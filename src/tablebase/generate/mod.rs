@@ -22,10 +22,9 @@ use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::Variant;
 use crate::rules::{Geometry, Governing, RuleSet, Rules};
 use crate::tablebase::format::TableFile;
-use crate::tablebase::format::{FileKind, TableError};
+use crate::tablebase::format::{FileKind, TableError, rule_set_byte};
 use crate::tablebase::index::SliceIndex;
 use crate::tablebase::index::levels::{Level, Placements};
 use crate::tablebase::index::material::{Material, SliceJob};
@@ -258,39 +257,6 @@ pub struct SliceReport {
     pub skipped: bool,
 }
 
-/// Whether the files of every slice of `job` ([`FileKind::BUILT`], and the rules file of
-/// `rules` where the slice has rule results) exist and pass their checks.
-pub fn job_done(dir: &Path, variant: Variant, job: &SliceJob, rules: &RuleSet) -> bool {
-    let rule_set = rule_set_byte(rules);
-    job.slices.iter().all(|&m| {
-        let good = |kind| {
-            let path = Tablebase::path_in(dir, variant, m, kind);
-            TableFile::open(&path, kind, variant, m, 0)
-                .and_then(|t| t.check_blocks().map(|()| t.header().rule_set))
-        };
-        FileKind::BUILT.iter().all(|&kind| good(kind).is_ok())
-            && rule_set.is_none_or(|r| good(FileKind::Rules).is_ok_and(|held| held == r))
-    })
-}
-
-/// The header byte of the rules files under `rules`: `None` when slices have no rule
-/// results (the rule set has no count: the plain results are its results).
-pub fn rule_set_byte(rules: &RuleSet) -> Option<u8> {
-    let counts = rules.quiet.is_some() || !rules.material.is_empty();
-    counts.then(|| rules.number())
-}
-
-/// The input files `job` needs that are not there.
-pub fn missing_inputs(dir: &Path, variant: Variant, job: &SliceJob) -> Vec<PathBuf> {
-    job.inputs
-        .iter()
-        .flat_map(|&m| {
-            [FileKind::Wdl, FileKind::Dtw].map(|k| Tablebase::path_in(dir, variant, m, k))
-        })
-        .filter(|p| !p.is_file())
-        .collect()
-}
-
 /// Where a build reports how far it has come; the command line draws it as a bar.
 pub trait Progress: Sync {
     /// A job of `total` units of work begins.
@@ -443,7 +409,7 @@ fn build_into<R: Rules>(
     let mut reports = Vec::new();
     for (s, &m) in job.slices.iter().enumerate() {
         let file = |kind: FileKind| {
-            let path = Tablebase::path_in(tb.dir(), R::VARIANT, m, kind);
+            let path = tb.store().path(R::VARIANT, m, kind);
             let tmp = path.with_extension(format!("{}.tmp", kind.extension()));
             (kind, tmp, path)
         };

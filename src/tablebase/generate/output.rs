@@ -716,7 +716,7 @@ mod tests {
             .iter()
             .chain(rules.then_some(&FileKind::Rules));
         for &kind in kinds {
-            let path = Tablebase::path_in(tb.dir(), R::VARIANT, m, kind);
+            let path = tb.store().path(R::VARIANT, m, kind);
             let file = TableFile::open(&path, kind, R::VARIANT, m, u32::MAX)
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             let h = file.header().clone();

@@ -14,6 +14,7 @@ use crate::tablebase::format::{Access, BlockCache, TableFile};
 use crate::tablebase::format::{FileKind, RuleValue, TableError};
 use crate::tablebase::index::material::Material;
 use crate::tablebase::index::{MoverFrame, SliceIndex};
+use crate::tablebase::store::Store;
 use crate::tablebase::unread::{even_rows, forced_exchange};
 use crate::tablebase::value::quiet_used;
 use crate::tablebase::value::{Moves, RuleCategory, RuleResult};
@@ -112,7 +113,7 @@ type TableRow = Box<[OnceLock<Arc<TableFile>>]>;
 /// }
 /// ```
 pub struct Tablebase {
-    dir: PathBuf,
+    store: Store,
     cache: BlockCache,
     /// Per variant, the tables opened so far: found without a lock, never closed.
     tables: [OnceLock<TableRow>; Variant::ALL.len()],
@@ -147,12 +148,21 @@ impl Tablebase {
         cache_bytes: usize,
         access: Access,
     ) -> Result<Tablebase, ProbeError> {
-        let dir = dir.as_ref().to_path_buf();
-        if !dir.is_dir() {
-            return Err(TableError::Missing(dir).into());
+        Tablebase::in_store(Store::new(dir.as_ref()), cache_bytes, access)
+    }
+
+    /// The tables of `store`, caching at most about `cache_bytes` of decoded blocks, their
+    /// blocks read as `access` says.
+    pub fn in_store(
+        store: Store,
+        cache_bytes: usize,
+        access: Access,
+    ) -> Result<Tablebase, ProbeError> {
+        if !store.exists() {
+            return Err(TableError::Missing(store.dir().to_path_buf()).into());
         }
         Ok(Tablebase {
-            dir,
+            store,
             cache: BlockCache::new(cache_bytes),
             tables: [const { OnceLock::new() }; Variant::ALL.len()],
             opening: Mutex::new(0),
@@ -163,13 +173,17 @@ impl Tablebase {
 
     /// The directory.
     pub fn dir(&self) -> &Path {
-        &self.dir
+        self.store.dir()
     }
 
-    /// Path of a table file under a tables directory.
+    /// The tables directory the tables are read from.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Path of a table file under a tables directory ([`Store::path_in`]).
     pub fn path_in(dir: &Path, variant: Variant, material: Material, kind: FileKind) -> PathBuf {
-        dir.join(variant.name())
-            .join(format!("{material}.{}", kind.extension()))
+        Store::path_in(dir, variant, material, kind)
     }
 
     /// The place of a table among the opened ones, if it can exist.
@@ -204,7 +218,7 @@ impl Tablebase {
         material: Material,
         kind: FileKind,
     ) -> Result<Arc<TableFile>, TableError> {
-        let path = || Tablebase::path_in(&self.dir, variant, material, kind);
+        let path = || self.store.path(variant, material, kind);
         let slot = self
             .slot(variant, material, kind)
             .ok_or_else(|| TableError::Missing(path()))?;
@@ -215,7 +229,8 @@ impl Tablebase {
         if let Some(t) = slot.get() {
             return Ok(t.clone());
         }
-        let table = TableFile::open_with(&path(), kind, variant, material, *opened, self.access)
+        let table = (self.store)
+            .open(variant, material, kind, *opened, self.access)
             .and_then(|t| self.twin_holds_values(t))
             .map_err(|e| self.noted(e))?;
         let table = Arc::new(table);
@@ -231,8 +246,7 @@ impl Tablebase {
             return Ok(table);
         }
         let twin = h.material.flipped();
-        let path = Tablebase::path_in(&self.dir, h.variant, twin, h.kind);
-        let twin_file = TableFile::open(&path, h.kind, h.variant, twin, u32::MAX)?;
+        let twin_file = (self.store).open(h.variant, twin, h.kind, u32::MAX, Access::Read)?;
         match twin_file.header().searched {
             false => Ok(table),
             true => Err(TableError::Mismatch(
@@ -254,7 +268,7 @@ impl Tablebase {
         match self.lookup(variant, material, kind, index)? {
             Lookup::Value(v) => Ok(v),
             Lookup::Unless { .. } | Lookup::Searched => Err(TableError::Mismatch(
-                Tablebase::path_in(&self.dir, variant, material, kind),
+                self.store.path(variant, material, kind),
                 "holds no values for some positions (a compacted file)".into(),
             )),
         }
@@ -413,7 +427,7 @@ impl Tablebase {
                 return Err(ProbeError::NoRuleResults(format!(
                     "the rules files of {} hold {name}, not {} (build them with generate \
                      --rules {} into another directory)",
-                    self.dir.display(),
+                    self.dir().display(),
                     rules.name,
                     rules.name
                 )));

@@ -197,7 +197,7 @@ pub fn verify_pair<R: Rules>(tb: &Tablebase, m: Material) -> Result<PairChecks, 
             let byte = f[0].header().rule_set;
             Some(RuleSet::numbered(R::VARIANT, byte).ok_or_else(|| {
                 TableError::Mismatch(
-                    Tablebase::path_in(tb.dir(), R::VARIANT, m, FileKind::Rules),
+                    tb.store().path(R::VARIANT, m, FileKind::Rules),
                     format!("header byte 72: rule set {byte} is not one of the variant's"),
                 )
             })?)
