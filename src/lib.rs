@@ -15,7 +15,7 @@
 
 pub mod analyse;
 pub mod cluster;
-mod files;
+pub mod files;
 pub mod hub;
 pub mod notation;
 pub mod pdn;

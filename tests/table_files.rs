@@ -640,7 +640,7 @@ fn a_failed_build_leaves_no_tmp_file() {
     let m = job.slices[0];
     // The distance file's temporary name is taken by a directory: its write fails after
     // the win/draw/loss file's was written.
-    let blocker = dir.join(format!("english/{m}.dtw.tmp"));
+    let blocker = damka::files::temporary_path(&dir.join(format!("english/{m}.dtw")));
     std::fs::create_dir_all(&blocker).expect("mkdir");
     assert!(
         build_job::<English>(

@@ -259,24 +259,14 @@ fn player(read: &ReadGame, side: Color) -> String {
     }
 }
 
-/// Writes `text` to `path` through a temporary file in the same directory, renamed into
-/// place when complete.
+/// Writes `text` as the whole of `path`, through a temporary file renamed into place when
+/// complete ([`damka::files::write_atomically`]).
 fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
     let error = |e: std::io::Error| CliError {
         message: format!("cannot write {}: {e}", path.display()),
         code: 1,
     };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&temp, text)
-        .and_then(|()| std::fs::rename(&temp, path))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&temp);
-            error(e)
-        })
+    damka::files::write_atomically(path, text.as_bytes()).map_err(error)
 }
 
 /// A progress bar over `games` games of `name`, drawn only for many games and on a terminal.

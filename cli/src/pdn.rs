@@ -4,6 +4,7 @@ use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use damka::files::AtomicFile;
 use damka::pdn::{ErrorKind, PdnError, Reader, Replayer, Ruleset, write_game};
 
 use super::{CliError, print_out};
@@ -156,26 +157,6 @@ fn check(args: CheckArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// A file being written under a temporary name, renamed into place when complete.
-struct Staged {
-    temp: PathBuf,
-    target: PathBuf,
-}
-
-impl Staged {
-    fn new(target: &Path) -> Staged {
-        let name = target
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let temp = target.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-        Staged {
-            temp,
-            target: target.to_path_buf(),
-        }
-    }
-}
-
 fn write_error(path: &Path, e: io::Error) -> CliError {
     CliError {
         message: format!("cannot write {}: {e}", path.display()),
@@ -185,11 +166,12 @@ fn write_error(path: &Path, e: io::Error) -> CliError {
 
 fn fmt(args: FmtArgs) -> Result<(), CliError> {
     let reader = open(&args.file)?;
-    let staged = args.output.as_deref().map(Staged::new);
-    let mut sink: Box<dyn Write> = match &staged {
-        Some(s) => Box::new(BufWriter::new(
-            File::create(&s.temp).map_err(|e| write_error(&s.target, e))?,
-        )),
+    let mut staged = match args.output.as_deref() {
+        Some(target) => Some(AtomicFile::create(target).map_err(|e| write_error(target, e))?),
+        None => None,
+    };
+    let mut sink: Box<dyn Write> = match staged.as_mut() {
+        Some(file) => Box::new(BufWriter::new(file)),
         None => Box::new(BufWriter::new(io::stdout().lock())),
     };
     let result = fmt_games(reader, args.variant, &mut sink).and_then(|counts| {
@@ -200,9 +182,7 @@ fn fmt(args: FmtArgs) -> Result<(), CliError> {
     let counts = match result {
         Ok(counts) => counts,
         Err(failure) => {
-            if let Some(s) = &staged {
-                let _ = std::fs::remove_file(&s.temp);
-            }
+            drop(staged);
             return match failure {
                 Failure::Read(e) => Err(CliError::input(e)),
                 Failure::Write(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
@@ -215,11 +195,9 @@ fn fmt(args: FmtArgs) -> Result<(), CliError> {
             };
         }
     };
-    if let Some(s) = &staged {
-        std::fs::rename(&s.temp, &s.target).map_err(|e| {
-            let _ = std::fs::remove_file(&s.temp);
-            write_error(&s.target, e)
-        })?;
+    if let Some(file) = staged {
+        let target = file.target().to_path_buf();
+        file.commit().map_err(|e| write_error(&target, e))?;
     }
     eprintln!(
         "{}: games {}, moves {}, warnings {}, errors {}",

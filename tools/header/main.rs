@@ -23,11 +23,9 @@ fn header_path() -> PathBuf {
     crate_dir().join("../include/damka.h")
 }
 
-/// Writes `text` to `path` through a temporary file renamed into place.
+/// Writes `text` as the whole of `path` ([`damka::files::write_atomically`]).
 fn write_atomically(path: &Path, text: &str) {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).expect("write the temporary file");
-    std::fs::rename(&tmp, path).expect("rename into place");
+    damka::files::write_atomically(path, text.as_bytes()).expect("write the file");
 }
 
 /// The board of each variant from White's side, a line a rank from the top, each playable

@@ -344,7 +344,7 @@ fn build_into<R: Rules>(
     let total: u64 = work.index.iter().map(|i| i.size()).sum();
     let levels = work.placements.levels();
     progress.start(2 * total);
-    let packed_path = dir.join(format!("{}.levels.tmp", job.key()));
+    let packed_path = crate::files::temporary_path(&dir.join(format!("{}.levels", job.key())));
     let mut packed = output::Packed::create(packed_path, levels, governing.plies(), work.packing)?;
     let mut counts = [solve::Counts::default(); 2];
     // While no level of the job holds a result drawn by the counts either.
@@ -410,7 +410,7 @@ fn build_into<R: Rules>(
     for (s, &m) in job.slices.iter().enumerate() {
         let file = |kind: FileKind| {
             let path = tb.store().path(R::VARIANT, m, kind);
-            let tmp = path.with_extension(format!("{}.tmp", kind.extension()));
+            let tmp = crate::files::temporary_path(&path);
             (kind, tmp, path)
         };
         let paths = FileKind::BUILT.map(file);
@@ -457,12 +457,8 @@ fn build_into<R: Rules>(
     for (tmp, path) in written {
         fs::rename(&tmp, &path).map_err(|e| GenerateError::Io(path.clone(), e))?;
     }
-    sync_dir(dir).map(|()| reports)
-}
-
-fn sync_dir(dir: &Path) -> Result<(), GenerateError> {
-    fs::File::open(dir)
-        .and_then(|d| d.sync_all())
+    crate::files::sync_dir(dir)
+        .map(|()| reports)
         .map_err(|e| GenerateError::Io(dir.to_path_buf(), e))
 }
 
