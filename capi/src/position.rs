@@ -146,26 +146,40 @@ pub struct damka_position {
     pub side: i32,
 }
 
+impl damka_variant {
+    /// The C value of `variant` (its PDN GameType number): a variant added to the library
+    /// needs its value here before this compiles.
+    pub(crate) const fn of(variant: Variant) -> damka_variant {
+        match variant {
+            Variant::International => damka_variant::DAMKA_INTERNATIONAL,
+            Variant::English => damka_variant::DAMKA_ENGLISH,
+            Variant::Italian => damka_variant::DAMKA_ITALIAN,
+            Variant::Spanish => damka_variant::DAMKA_SPANISH,
+            Variant::Russian => damka_variant::DAMKA_RUSSIAN,
+            Variant::Brazilian => damka_variant::DAMKA_BRAZILIAN,
+            Variant::Turkish => damka_variant::DAMKA_TURKISH,
+        }
+    }
+}
+
 /// The variant with PDN GameType `number`.
 #[inline]
 pub(crate) fn variant_of_number(number: c_int) -> Result<Variant, Failure> {
-    Ok(match number {
-        20 => Variant::International,
-        21 => Variant::English,
-        22 => Variant::Italian,
-        24 => Variant::Spanish,
-        25 => Variant::Russian,
-        26 => Variant::Brazilian,
-        30 => Variant::Turkish,
-        _ => {
-            return Err(Failure::new(
+    u8::try_from(number)
+        .ok()
+        .and_then(Variant::from_game_type)
+        .ok_or_else(|| {
+            let mut numbers: Vec<u8> = Variant::ALL.iter().map(|v| v.game_type()).collect();
+            numbers.sort_unstable();
+            let numbers: Vec<String> = numbers.iter().map(u8::to_string).collect();
+            Failure::new(
                 damka_status::DAMKA_ERR_VARIANT,
                 format!(
-                    "unknown variant number {number} (expected a PDN GameType: 20, 21, 22, 24, 25, 26, 30)"
+                    "unknown variant number {number} (expected a PDN GameType: {})",
+                    numbers.join(", ")
                 ),
-            ));
-        }
-    })
+            )
+        })
 }
 
 /// The variant named `name` (`english`, ...).
@@ -370,7 +384,7 @@ pub unsafe extern "C" fn damka_variant_from_name(
         // Safety: the caller's guarantees.
         let (name, variant) = unsafe { (str_arg(name, "name")?, variant.as_mut()) };
         let variant = variant.ok_or_else(|| null("variant"))?;
-        *variant = variant_of_name(name)?.game_type() as c_int;
+        *variant = damka_variant::of(variant_of_name(name)?) as c_int;
         Ok(())
     })
 }

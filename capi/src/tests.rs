@@ -548,3 +548,15 @@ fn errors_are_codes_with_messages() {
     );
     assert_eq!(number, damka_variant::DAMKA_TURKISH as c_int);
 }
+
+#[test]
+fn every_variant_has_a_c_value_numbered_as_its_game_type() {
+    for variant in Variant::ALL {
+        let value = damka_variant::of(variant) as c_int;
+        assert_eq!(value, c_int::from(variant.game_type()), "{variant}");
+        assert_eq!(variant_of_number(value).ok(), Some(variant));
+    }
+    let unknown = variant_of_number(23).expect_err("no variant 23");
+    let message = unknown.message.to_string_lossy();
+    assert!(message.contains("20, 21, 22, 24, 25, 26, 30"), "{message}");
+}

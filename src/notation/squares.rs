@@ -5,38 +5,21 @@ use std::sync::OnceLock;
 use crate::rules::board::{Diagonal8, Diagonal10, Orthogonal8};
 use crate::rules::{BoardKind, Geometry, Square, Variant};
 
-/// How a variant writes squares in PDN.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum SquareStyle {
-    /// Numbered dark squares.
-    Numeric,
-    /// File letter and rank digit.
-    Algebraic,
-}
+pub use crate::rules::SquareStyle;
 
 /// The board kind of a variant.
 pub const fn board_kind(variant: Variant) -> BoardKind {
-    match variant {
-        Variant::International => BoardKind::Diagonal10,
-        Variant::Turkish => BoardKind::Orthogonal8,
-        _ => BoardKind::Diagonal8,
-    }
+    variant.facts().board
 }
 
 /// The PDN square style of a variant.
 pub const fn square_style(variant: Variant) -> SquareStyle {
-    match variant {
-        Variant::Russian | Variant::Brazilian | Variant::Turkish => SquareStyle::Algebraic,
-        _ => SquareStyle::Numeric,
-    }
+    variant.facts().square_style
 }
 
 /// The capture separator of a variant's move text.
 pub const fn capture_separator(variant: Variant) -> char {
-    match variant {
-        Variant::Russian => ':',
-        _ => 'x',
-    }
+    variant.facts().capture_separator
 }
 
 const fn board_size(kind: BoardKind) -> u8 {
@@ -46,9 +29,9 @@ const fn board_size(kind: BoardKind) -> u8 {
     }
 }
 
-/// Whether a1 is a playable square (true for all but Italian and Spanish; Turkish uses all).
+/// Whether a1 is a playable square ([`crate::rules::VariantFacts::a1_dark`]).
 const fn a1_dark(variant: Variant) -> bool {
-    !matches!(variant, Variant::Italian | Variant::Spanish)
+    variant.facts().a1_dark
 }
 
 fn square_at(kind: BoardKind, col: u8, row: u8) -> Option<Square> {

@@ -9,15 +9,7 @@ use crate::rules::Variant;
 
 /// The standard long form of a variant's GameType (PDN 3.0).
 pub const fn long_form(variant: Variant) -> &'static str {
-    match variant {
-        Variant::English => "21,B,8,8,N1,0",
-        Variant::Italian => "22,W,8,8,N2,1",
-        Variant::Spanish => "24,W,8,8,N1,1",
-        Variant::Russian => "25,W,8,8,A0,0",
-        Variant::Brazilian => "26,W,8,8,A0,0",
-        Variant::International => "20,W,10,10,N2,0",
-        Variant::Turkish => "30,W,8,8,A0,0",
-    }
+    variant.facts().game_type_long
 }
 
 /// Game types the PDN standard names but damka has no rules for, with their numbers.
@@ -100,9 +92,9 @@ impl FromStr for Ruleset {
 }
 
 fn from_number(n: u32) -> Ruleset {
-    Variant::ALL
-        .into_iter()
-        .find(|v| u32::from(v.game_type()) == n)
+    u8::try_from(n)
+        .ok()
+        .and_then(Variant::from_game_type)
         .map_or(Ruleset::Unsupported(n), Ruleset::Supported)
 }
 

@@ -315,11 +315,12 @@ impl RuleSet {
         RULE_SETS.iter().filter(move |r| r.variant == variant)
     }
 
-    /// The default rule set of `variant` (the first in `docs/RULES.md`).
+    /// The default rule set of `variant`: its declaration's
+    /// [`VariantFacts::default_rules`](crate::rules::VariantFacts::default_rules), the first
+    /// in `docs/RULES.md`.
     pub fn default_for(variant: Variant) -> &'static RuleSet {
-        RuleSet::all(variant)
-            .next()
-            .expect("every variant has a rule set")
+        RuleSet::find(variant, variant.facts().default_rules)
+            .expect("a variant's default rules are one of its rule sets")
     }
 
     /// Its number among the variant's rule sets, from 1 in the order of `docs/RULES.md` (the

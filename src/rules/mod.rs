@@ -21,5 +21,5 @@ pub use perft::{divide, perft};
 pub use position::{Position, PositionError};
 pub use variant::{
     Brazilian, English, International, Italian, MidCapturePromotion, Precedence, Rules, Russian,
-    Spanish, Turkish, UnknownVariant, Variant,
+    Spanish, SquareStyle, Turkish, UnknownVariant, Variant, VariantFacts,
 };

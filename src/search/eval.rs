@@ -12,12 +12,7 @@ pub const MAN: i32 = 100;
 /// The value of a king in `variant`, in centi-men: short kings are worth less than flying kings, and a
 /// flying king on the big board more than on the small one.
 pub const fn king_value(variant: Variant) -> i32 {
-    match variant {
-        Variant::English | Variant::Italian => 150,
-        Variant::Spanish | Variant::Russian | Variant::Brazilian => 250,
-        Variant::International => 300,
-        Variant::Turkish => 250,
-    }
+    variant.facts().king_value
 }
 
 /// Square tables for variant `R`, built once per search.

@@ -226,10 +226,6 @@ impl fmt::Display for TableError {
 
 impl std::error::Error for TableError {}
 
-fn variant_from_game_type(n: u8) -> Option<Variant> {
-    Variant::ALL.into_iter().find(|v| v.game_type() == n)
-}
-
 impl Header {
     /// The header as its 128 bytes.
     pub fn to_bytes(&self) -> [u8; HEADER_SIZE] {
@@ -290,7 +286,7 @@ impl Header {
             .into_iter()
             .find(|&k| k as u8 == b[10])
             .ok_or_else(|| bad("unknown file kind"))?;
-        let variant = variant_from_game_type(b[11]).ok_or_else(|| bad("unknown variant"))?;
+        let variant = Variant::from_game_type(b[11]).ok_or_else(|| bad("unknown variant"))?;
         if b[16] != INDEX_SCHEME {
             return Err(bad("unknown index scheme"));
         }
