@@ -14,9 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod analyse;
-pub mod cluster;
-mod files;
-pub mod hub;
+pub mod files;
 pub mod notation;
 pub mod pdn;
 pub mod rules;
