@@ -4,7 +4,7 @@
 //!
 //! English tables up to 4 pieces are built once into the test target directory.
 
-#[path = "common/corpus.rs"]
+#[path = "../../tests/common/corpus.rs"]
 mod corpus;
 
 use std::path::{Path, PathBuf};
@@ -1582,7 +1582,7 @@ fn html_index_filters_games_and_shows_slower_wins() {
     assert_eq!(all.matches("<tr><td><a href=\"#g").count(), games - 1);
 }
 
-#[path = "common/tables.rs"]
+#[path = "../../tests/common/tables.rs"]
 mod shared;
 
 /// An International game of three kings against one king, written as PDN: from a position
