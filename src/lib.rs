@@ -14,9 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod analyse;
-pub mod cluster;
 pub mod files;
-pub mod hub;
 pub mod notation;
 pub mod pdn;
 pub mod rules;

@@ -4,16 +4,14 @@
 //! read only; `fail/nested_comment.pdn` is rejected and the other `fail/` files load with
 //! warnings for what was tolerated.
 //!
-//! The corpus is not part of the repository: without it the tests fail under `CI=true`, and
-//! elsewhere say that they were skipped.
+//! The corpus is not part of the repository but beside it, always there in CI: without it the
+//! tests fail, saying where it belongs.
 
 use std::fs::File;
 use std::io::BufReader;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use damka::pdn::{ErrorKind, Reader, Replayer, Ruleset, WarningKind};
-
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/pdn");
 
 /// A defect of a source file: the game number, the move text, and why it is wrong.
 struct Defect {
@@ -164,14 +162,9 @@ const FILES: &[Expect] = &[
     file("wiegerw-pdn/fail/nested_comment.pdn", 1),
 ];
 
-#[path = "common/input.rs"]
-mod input;
-
-/// The corpus, when it is there (it must be under `CI=true`).
-fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(CORPUS);
-    input::present(&dir, "PDN corpus tests").then_some(dir)
-}
+#[path = "common/corpus.rs"]
+mod corpus;
+use corpus::corpus_path;
 
 /// What reading and replaying a file gave.
 #[derive(Default)]
@@ -215,7 +208,7 @@ fn check(path: &Path, rules: Option<&str>) -> Outcome {
 
 #[test]
 fn every_corpus_file_is_listed() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus_path("");
     for sub in ["checkerboard", "wiegerw-pdn/succeed", "wiegerw-pdn/fail"] {
         for entry in std::fs::read_dir(dir.join(sub)).expect("corpus directory") {
             let name = entry.expect("entry").file_name();
@@ -230,7 +223,7 @@ fn every_corpus_file_is_listed() {
 
 #[test]
 fn corpus_replays_except_listed_defects() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus_path("");
     let mut summary = String::new();
     for expect in FILES {
         let out = check(&dir.join(expect.path), expect.rules);
@@ -315,7 +308,7 @@ fn has_moves(path: &str) -> bool {
 
 #[test]
 fn nested_comment_is_rejected() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus_path("");
     let out = check(&dir.join("wiegerw-pdn/fail/nested_comment.pdn"), None);
     assert_eq!(out.errors.len(), 1);
     let (_, kind, message) = &out.errors[0];
@@ -329,7 +322,7 @@ fn nested_comment_is_rejected() {
 
 #[test]
 fn fail_files_load_with_warnings() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus_path("");
     let warned = |path: &str, rules: Option<&str>, what: fn(&WarningKind) -> bool| {
         let out = check(&dir.join(path), rules);
         assert!(
@@ -373,7 +366,7 @@ fn fail_files_load_with_warnings() {
 
 #[test]
 fn tinsley_replays_fast() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus_path("");
     let start = std::time::Instant::now();
     let out = check(&dir.join("checkerboard/tinsley.pdn"), None);
     let elapsed = start.elapsed();

@@ -8,10 +8,8 @@ use std::time::{Duration, Instant};
 
 use damka::pdn::{ErrorKind, PdnError, ReadGame, Reader, Replayer, write_game};
 
-#[path = "common/input.rs"]
-mod input;
-
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/pdn");
+#[path = "common/corpus.rs"]
+mod corpus;
 
 fn read(bytes: &[u8]) -> Vec<Result<ReadGame, PdnError>> {
     Reader::new("bad.pdn", bytes).collect()
@@ -254,12 +252,10 @@ fn fuzz_random_bytes_and_mutations() {
         "wiegerw-pdn/succeed/fen.pdn",
         "wiegerw-pdn/fail/delfts.pdn",
     ] {
-        let path = std::path::PathBuf::from(format!("{CORPUS}/{name}"));
-        if input::present(&path, "mutating corpus games") {
-            let b = std::fs::read(&path).expect("corpus file readable");
-            // Pieces of a few games keep each input small.
-            seeds.push(b[..b.len().min(6000)].to_vec());
-        }
+        let path = corpus::corpus_path(name);
+        let b = std::fs::read(&path).expect("corpus file readable");
+        // Pieces of a few games keep each input small.
+        seeds.push(b[..b.len().min(6000)].to_vec());
     }
     seeds.push(
         b"[Event \"e\"]\n[FEN \"W:W31,K50:B1-5\"]\n1. 31-26 (1. 50-45 {c} 1... 5-10) 1-6 $1 2. - - *\n"

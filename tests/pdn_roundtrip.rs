@@ -14,16 +14,11 @@ use damka::pdn::{
 use damka::rules::{Position, Rules, legal_moves};
 use damka::{Variant, with_rules};
 
-#[path = "common/input.rs"]
-mod input;
-
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/pdn");
+#[path = "common/corpus.rs"]
+mod corpus;
 
 fn corpus_files() -> Vec<PathBuf> {
-    let dir = PathBuf::from(CORPUS);
-    if !input::present(&dir, "PDN round-trip tests of the corpus") {
-        return Vec::new();
-    }
+    let dir = corpus::corpus_path("");
     let mut files = Vec::new();
     for sub in ["checkerboard", "wiegerw-pdn/succeed", "wiegerw-pdn/fail"] {
         for entry in std::fs::read_dir(dir.join(sub)).expect("corpus directory") {

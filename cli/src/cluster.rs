@@ -1,19 +1,22 @@
 //! `damka cluster`: build the tables on a Slurm cluster (`submit`) and follow the build
 //! (`status`).
 
+mod jobs;
+mod slurm;
+
 use std::path::{Path, PathBuf};
 
-use damka::cluster::slurm::{self, SlurmError};
-use damka::cluster::{
-    After, Context, DEFAULT_MAX_CPUS, JobId, JobInfo, JobsFile, Known, SliceStatus, Submission,
-    Tally, job_files_present, log_path, logs_dir, submission,
-};
 use damka::rules::Rules;
 use damka::tablebase::{Estimate, SliceJob, estimate, plan};
 use damka::{Variant, with_rules};
 
 use super::tables::{human_bytes, human_seconds, tables_dir};
 use super::{CliError, print_out};
+use jobs::{
+    After, Context, DEFAULT_MAX_CPUS, JobId, JobInfo, JobsFile, Known, SliceStatus, Submission,
+    Tally, job_files_present, log_path, logs_dir, submission,
+};
+use slurm::SlurmError;
 
 /// Arguments of `damka cluster`.
 #[derive(clap::Args)]
@@ -93,7 +96,7 @@ fn slurm_error(e: SlurmError) -> CliError {
     }
 }
 
-fn cluster_error(e: damka::cluster::ClusterError) -> CliError {
+fn cluster_error(e: jobs::ClusterError) -> CliError {
     CliError {
         message: e.to_string(),
         code: 1,

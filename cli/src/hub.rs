@@ -1,4 +1,8 @@
-//! `damka hub`: the Hub protocol on stdin and stdout (see [`damka::hub`]).
+//! `damka hub`: the Hub protocol on stdin and stdout (see [`session`]).
+
+#[cfg(test)]
+mod fuzz;
+mod session;
 
 use std::path::PathBuf;
 
@@ -17,7 +21,7 @@ pub struct Args {
     #[arg(long)]
     tables: Option<PathBuf>,
     /// Transposition table size in MiB (1 to 65536).
-    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=damka::hub::MAX_HASH_MB as i64))]
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=session::MAX_HASH_MB as i64))]
     hash: u32,
     /// Draw rules of the variant (`set-param name=rules`; default: the variant's first, as
     /// `docs/RULES.md` lists them).
@@ -26,13 +30,13 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let options = damka::hub::Options {
+    let options = session::Options {
         variant: args.variant,
         rules: Some(rule_set(args.variant, args.rules.as_deref())?),
         hash_mb: args.hash as usize,
         tables: tables_dir(&args.tables),
     };
-    match damka::hub::run(std::io::stdin().lock(), std::io::stdout(), options) {
+    match session::run(std::io::stdin().lock(), std::io::stdout(), options) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CliError {
             message: format!("cannot write output: {e}"),
             code: 1,

@@ -1,7 +1,9 @@
-//! Square names, FEN and move text in each variant's PDN conventions.
+//! Square names, FEN and move text in each variant's PDN conventions, and the Hub protocol's
+//! positions and moves ([`hub`]).
 
 pub mod diagram;
 pub mod fen;
+pub mod hub;
 pub mod movetext;
 pub mod squares;
 

@@ -1,4 +1,5 @@
-//! What several integration tests share.
+//! What several tests share, in every crate of the workspace (the library's `tests/`,
+//! `cli/tests/`, capi's and the benches'): each includes it by `#[path]`.
 
 /// A tiny deterministic random generator (a 64-bit linear congruential one), so that tests
 /// that draw random positions draw the same ones on every run.

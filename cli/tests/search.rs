@@ -19,10 +19,11 @@ use damka::search::{Engine, Limits, Score, SearchResult};
 use damka::tablebase::{Material, RuleCategory, SliceIndex, Tablebase, Wdl};
 use damka::{Variant, with_rules};
 
+#[path = "../../tests/common/mod.rs"]
 mod common;
 use common::Lcg;
 
-#[path = "common/tables.rs"]
+#[path = "../../tests/common/tables.rs"]
 mod shared;
 
 /// The tables of a variant up to 4 pieces, built on first use.

@@ -4,7 +4,7 @@ then short Italian, Russian, Brazilian and Turkish games.
 
 Run with a Python that has pydraughts installed (`.ci/run` makes a virtual environment):
 
-    python tests/hub_pydraughts.py [path/to/damka]
+    python cli/tests/hub_pydraughts.py [path/to/damka]
 
 Every move damka answers is checked against pydraughts' own move generator; the script
 prints one PASS line and exits 0, or says what went wrong and exits 1.
@@ -27,7 +27,7 @@ import draughts
 from draughts import Board
 from draughts.engine import HubEngine, Limit
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WATCHDOG_SECONDS = 300
 
 

@@ -2,7 +2,7 @@
 //! damka.
 //!
 //! This is version 2 of the protocol as Scan 3 speaks it. Every line is a command followed by
-//! `name=value` pairs and flags (see [`syntax`]). A session looks like this (`>` the GUI,
+//! `name=value` pairs and flags (see [`damka::notation::hub::syntax`]). A session looks like this (`>` the GUI,
 //! `<` damka):
 //!
 //! ```text
@@ -30,13 +30,13 @@
 //! - `set-param name=N value=V`: `variant` (damka's names, and the aliases `normal` and
 //!   `standard` for International, `american` for English; the position becomes the
 //!   variant's start and its draw rules its default), `rules` (the variant's draw rules by
-//!   name, [`RuleSet`]: the move counts the search plays by), `hash` (transposition table MiB, 1 to 65536: a size the memory
+//!   name, [`damka::RuleSet`]: the move counts the search plays by), `hash` (transposition table MiB, 1 to 65536: a size the memory
 //!   cannot hold is answered `error` when the engine is built, naming the size, and the
 //!   last size that worked is used), `tables` (directory of endgame tables, used when it
 //!   exists; empty for none). A table found damaged during a search is said once, in an
 //!   `info message="..."` line, and the search goes on without it.
 //! - `init`: builds the engine and opens the tables, then `ready`.
-//! - `pos [start] [pos=P] [fen=F] [moves="M M ..."]`: the position (see [`notation`] for the
+//! - `pos [start] [pos=P] [fen=F] [moves="M M ..."]`: the position (see [`damka::notation::hub`] for the
 //!   formats, `fen=` is a damka extension taking a FEN) and the moves played from it, which
 //!   the engine uses to see repetitions. Without `pos=` or `fen=` it is the start position.
 //! - `level`: `depth=N`, `nodes=N`, `move-time=S`, `time=S` with optional `inc=S` and
@@ -64,9 +64,6 @@
 //! and a bare `done`, so that a GUI waiting for `done` is never left hanging. End of input is
 //! treated as `quit`.
 
-pub mod notation;
-pub mod syntax;
-
 use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -74,12 +71,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
-use crate::rules::{Move, MoveList, Position, RuleSet, Rules, generate};
-use crate::search::{Clock, Engine, Limits, Score, SearchInfo, SearchResult};
-use crate::tablebase::Tablebase;
-use crate::{Variant, with_rules};
-
-use syntax::{Line, pair, parse_line, quote};
+use damka::notation::hub::syntax::{Line, pair, parse_line, quote};
+use damka::notation::hub::{self as notation, parse_variant};
+use damka::rules::{Move, MoveList, Position, RuleSet, Rules, generate};
+use damka::search::{Clock, Engine, Limits, Score, SearchInfo, SearchResult};
+use damka::tablebase::Tablebase;
+use damka::{Variant, with_rules};
 
 /// How a Hub session starts; the GUI may change each with `set-param`.
 #[derive(Clone, Debug)]
@@ -94,32 +91,8 @@ pub struct Options {
     pub tables: PathBuf,
 }
 
-/// Reads a variant name as Hub clients send it: damka's names, Scan's `normal`, pydraughts'
-/// `standard` (International) and `american` (English).
-///
-/// ```
-/// use damka::{Variant, hub::parse_variant};
-/// assert_eq!(parse_variant("normal"), Some(Variant::International));
-/// assert_eq!(parse_variant("English"), Some(Variant::English));
-/// assert_eq!(parse_variant("frisian"), None);
-/// ```
-pub fn parse_variant(name: &str) -> Option<Variant> {
-    match name.trim().to_ascii_lowercase().as_str() {
-        "normal" | "standard" => Some(Variant::International),
-        "american" => Some(Variant::English),
-        other => other.parse().ok(),
-    }
-}
-
 /// A score as an `info` line writes it, in men (Scan's scale): evaluations within ±80, a win
 /// in `n` plies as `100 - n/100`, a loss as its negation.
-///
-/// ```
-/// use damka::hub::hub_score;
-/// use damka::search::Score;
-/// assert_eq!(hub_score(Score(-35)), "-0.35");
-/// assert_eq!(hub_score(Score(Score::WIN - 13)), "99.87");
-/// ```
 pub fn hub_score(score: Score) -> String {
     let centi = match score.plies_to_end() {
         Some(plies) => (10_000 - plies.clamp(0, 999)) * score.0.signum(),
@@ -172,7 +145,7 @@ impl Setup {
                 notation::parse_position::<R>(text).map_err(|e| format!("bad position: {e}"))?
             }
             Start::Fen(text) => {
-                crate::notation::parse_fen::<R>(text).map_err(|e| format!("bad FEN: {e}"))?
+                damka::notation::parse_fen::<R>(text).map_err(|e| format!("bad FEN: {e}"))?
             }
         };
         let mut game = vec![first];
@@ -743,7 +716,7 @@ fn done_line(variant: Variant, result: &SearchResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{English, International, legal_moves};
+    use damka::rules::{English, International, legal_moves};
 
     /// A `Write` whose bytes the test can read back.
     #[derive(Clone, Default)]
@@ -1028,6 +1001,8 @@ hub
     #[test]
     fn scores_use_scans_scale() {
         assert_eq!(hub_score(Score(0)), "0.00");
+        assert_eq!(hub_score(Score(-35)), "-0.35");
+        assert_eq!(hub_score(Score(Score::WIN - 13)), "99.87");
         assert_eq!(hub_score(Score(250)), "2.50");
         assert_eq!(hub_score(Score(-Score::WIN + 4)), "-99.96");
         assert_eq!(hub_score(Score(12_000)), "80.00");

@@ -20,9 +20,10 @@ use damka::tablebase::{
 };
 use damka::{Variant, with_rules};
 
+#[path = "../../tests/common/mod.rs"]
 mod common;
 use common::Lcg;
-#[path = "common/tables.rs"]
+#[path = "../../tests/common/tables.rs"]
 mod shared;
 
 fn scratch(name: &str) -> PathBuf {

@@ -7,8 +7,8 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use damka::hub::notation::{parse_move, parse_position};
-use damka::hub::syntax::parse_line;
+use damka::notation::hub::syntax::parse_line;
+use damka::notation::hub::{parse_move, parse_position};
 use damka::rules::{English, International, Position, Rules};
 
 /// Generous: the machine running the tests may be busy.
@@ -216,7 +216,7 @@ fn english_as_pydraughts_sends_it() {
     assert_eq!(pos, Position::<English>::initial());
     let after = play(pos, &[best.as_str()]);
     let reply = damka::rules::legal_moves(&after)[0].mv;
-    let reply = damka::hub::notation::move_text(damka::Variant::English, &reply);
+    let reply = damka::notation::hub::move_text(damka::Variant::English, &reply);
     hub.send(&format!("pos pos={start} moves=\"{best} {reply}\""));
     hub.send("level move-time=0.2");
     hub.send("go think");
@@ -415,7 +415,7 @@ fn a_table_truncated_under_a_running_hub_is_said_once_and_the_search_goes_on() {
         assert!(
             damka::rules::legal_moves(&pos)
                 .iter()
-                .any(|m| damka::hub::notation::move_text(damka::Variant::English, &m.mv) == mv),
+                .any(|m| damka::notation::hub::move_text(damka::Variant::English, &m.mv) == mv),
             "{fen}: {mv}"
         );
         hub.send("ping");

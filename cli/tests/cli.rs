@@ -205,7 +205,7 @@ fn variants_limits_and_defaults_agree() {
     assert!(american.status.success());
     assert_eq!(stdout(&american), stdout(&english));
     assert_eq!(
-        damka::hub::parse_variant("american"),
+        damka::notation::hub::parse_variant("american"),
         Some(damka::Variant::English)
     );
     for args in [

@@ -1,4 +1,6 @@
-//! Hub positions and moves for each variant.
+//! The Hub protocol's text, for each variant: positions, moves, variant names and the line
+//! syntax ([`syntax`]). Pure text; the protocol loop is `damka hub`, in the command-line
+//! crate.
 //!
 //! Scan defined both for International draughts; pydraughts, the one Hub client that speaks
 //! other variants, extends them, and damka reads and writes what pydraughts does:
@@ -19,11 +21,30 @@
 //!   number them from a1 along the first rank, then the second, and so on (`9-13` is
 //!   a3-b4 in Russian; `17-25` is a3-a4 in Turkish).
 
+pub mod syntax;
+
 use std::fmt;
 
 use crate::notation::squares::{square_from_file_rank, square_from_number};
 use crate::rules::{Bitboard, BoardKind, Color, Move, MoveList, Position, Rules, Square, generate};
 use crate::rules::{Geometry, Variant};
+
+/// Reads a variant name as Hub clients send it: damka's names, Scan's `normal`, pydraughts'
+/// `standard` (International) and `american` (English).
+///
+/// ```
+/// use damka::{Variant, notation::hub::parse_variant};
+/// assert_eq!(parse_variant("normal"), Some(Variant::International));
+/// assert_eq!(parse_variant("English"), Some(Variant::English));
+/// assert_eq!(parse_variant("frisian"), None);
+/// ```
+pub fn parse_variant(name: &str) -> Option<Variant> {
+    match name.trim().to_ascii_lowercase().as_str() {
+        "normal" | "standard" => Some(Variant::International),
+        "american" => Some(Variant::English),
+        other => other.parse().ok(),
+    }
+}
 
 /// Why a Hub position or move was not accepted.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -130,7 +151,7 @@ fn number_of(squares: &[Square], sq: Square) -> usize {
 /// Reads a Hub position string.
 ///
 /// ```
-/// use damka::hub::notation::parse_position;
+/// use damka::notation::hub::parse_position;
 /// use damka::rules::{English, Position};
 /// let start = parse_position::<English>("Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww").unwrap();
 /// assert_eq!(start, Position::<English>::initial());

@@ -10,7 +10,7 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{JobId, JobInfo, parse_squeue, scontrol_field};
+use super::jobs::{JobId, JobInfo, parse_squeue, scontrol_field};
 
 /// How long one Slurm command may take.
 pub const DEADLINE: Duration = Duration::from_secs(30);

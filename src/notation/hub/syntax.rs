@@ -118,7 +118,7 @@ impl Scanner<'_> {
 /// Splits a line; `Ok(None)` for a blank line.
 ///
 /// ```
-/// use damka::hub::syntax::parse_line;
+/// use damka::notation::hub::syntax::parse_line;
 /// let line = parse_line(r#"pos pos=Wbbe moves="32-28 19-23" start"#).unwrap().unwrap();
 /// assert_eq!(line.command, "pos");
 /// assert_eq!(line.get("moves"), Some(Some("32-28 19-23")));

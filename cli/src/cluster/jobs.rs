@@ -4,36 +4,17 @@
 //!
 //! This module is pure: the job graph ([`submission`]), the `sbatch` command lines
 //! ([`Context`]), the state file that remembers the job ids ([`JobsFile`]), and what a slice's
-//! files and Slurm's answers say about it ([`SliceStatus`]). [`slurm`] runs the Slurm
+//! files and Slurm's answers say about it ([`SliceStatus`]). [`super::slurm`] runs the Slurm
 //! commands.
-//!
-//! ```
-//! use damka::cluster::{Known, submission};
-//! use damka::rules::{English, Rules};
-//! use damka::tablebase::{estimate, plan};
-//!
-//! let jobs = plan(3, English::MEN);
-//! let estimates: Vec<_> = jobs.iter().map(estimate::<English>).collect();
-//! // Every slice of 2 pieces is built already; those of 3 pieces are to build.
-//! let known: Vec<Known> = jobs
-//!     .iter()
-//!     .map(|j| if j.key().pieces() == 2 { Known::Done } else { Known::Build })
-//!     .collect();
-//! let sub = submission(&jobs, &estimates, &known, 16);
-//! assert!(sub.slices.iter().all(|s| s.job.key().pieces() == 3));
-//! assert!(sub.verify.is_some());
-//! ```
-
-pub mod slurm;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::Variant;
-use crate::tablebase::generate::{BUILD_BASE_BYTES, BUILD_CACHE_BYTES, Estimate};
-use crate::tablebase::probe::DEFAULT_CACHE_BYTES;
-use crate::tablebase::{FileKind, Material, SliceJob, Tablebase};
+use damka::Variant;
+use damka::tablebase::generate::{BUILD_BASE_BYTES, BUILD_CACHE_BYTES, Estimate};
+use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
+use damka::tablebase::{FileKind, Material, SliceJob, Tablebase};
 
 /// A Slurm job id.
 pub type JobId = u64;
@@ -490,7 +471,7 @@ impl JobsFile {
     /// Writes the state file into `tables`: to a temporary name, then renamed over the old.
     pub fn save(&self, tables: &Path) -> Result<(), ClusterError> {
         let path = JobsFile::path(tables, self.variant);
-        crate::files::write_atomically(&path, self.to_text().as_bytes())
+        damka::files::write_atomically(&path, self.to_text().as_bytes())
             .map_err(|e| ClusterError::State(path.clone(), e.to_string()))
     }
 }
@@ -728,8 +709,8 @@ impl fmt::Display for Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{English, Rules};
-    use crate::tablebase::{estimate, plan};
+    use damka::rules::{English, Rules};
+    use damka::tablebase::{estimate, plan};
 
     fn english(pieces: u32) -> (Vec<SliceJob>, Vec<Estimate>) {
         let jobs = plan(pieces, English::MEN);
@@ -830,6 +811,26 @@ mod tests {
         let verify = sub.verify.unwrap();
         assert_eq!(verify.after.len(), sub.slices.len() + 1);
         assert!(verify.after.contains(&After::Queued(77)));
+    }
+
+    #[test]
+    fn built_slices_are_left_out_and_the_rest_verified() {
+        let jobs = plan(3, English::MEN);
+        let estimates: Vec<_> = jobs.iter().map(estimate::<English>).collect();
+        // Every slice of 2 pieces is built already; those of 3 pieces are to build.
+        let known: Vec<Known> = jobs
+            .iter()
+            .map(|j| {
+                if j.key().pieces() == 2 {
+                    Known::Done
+                } else {
+                    Known::Build
+                }
+            })
+            .collect();
+        let sub = submission(&jobs, &estimates, &known, 16);
+        assert!(sub.slices.iter().all(|s| s.job.key().pieces() == 3));
+        assert!(sub.verify.is_some());
     }
 
     #[test]

@@ -19,6 +19,7 @@ use damka::tablebase::{Material, SliceIndex};
 use damka::{RuleSet, Variant, with_rules};
 use serde_json::Value;
 
+#[path = "../../tests/common/mod.rs"]
 mod common;
 use common::Lcg;
 
