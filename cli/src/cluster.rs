@@ -6,15 +6,16 @@ mod slurm;
 
 use std::path::{Path, PathBuf};
 
+use damka::RuleSet;
 use damka::rules::Rules;
-use damka::tablebase::{Estimate, SliceJob, estimate, plan};
+use damka::tablebase::{Estimate, SliceJob, Store, estimate, plan};
 use damka::{Variant, with_rules};
 
 use super::tables::{human_bytes, human_seconds, tables_dir};
 use super::{CliError, print_out};
 use jobs::{
     After, Context, DEFAULT_MAX_CPUS, JobId, JobInfo, JobsFile, Known, SliceStatus, Submission,
-    Tally, job_files_present, log_path, logs_dir, submission,
+    Tally, log_path, logs_dir, submission,
 };
 use slurm::SlurmError;
 
@@ -108,6 +109,12 @@ fn absolute(dir: &Path) -> Result<PathBuf, CliError> {
     std::path::absolute(dir).map_err(|e| CliError::input(format!("{}: {e}", dir.display())))
 }
 
+/// Whether `job` is built in `dir` under the variant's default rules (the ones a cluster
+/// job builds): the store's answer, as for a local build ([`Store::job_done`]).
+fn job_built(dir: &Path, variant: Variant, job: &SliceJob) -> bool {
+    Store::new(dir).job_done(variant, job, RuleSet::default_for(variant))
+}
+
 /// Each plan job's status: from its files, the state file and Slurm (asked only about the
 /// jobs of slices not built).
 fn statuses(
@@ -117,10 +124,7 @@ fn statuses(
     state: Option<&JobsFile>,
     extra: Option<JobId>,
 ) -> Result<(Vec<SliceStatus>, Option<JobInfo>), SlurmError> {
-    let done: Vec<bool> = jobs
-        .iter()
-        .map(|j| job_files_present(dir, variant, j))
-        .collect();
+    let done: Vec<bool> = jobs.iter().map(|j| job_built(dir, variant, j)).collect();
     let ids: Vec<Option<JobId>> = jobs
         .iter()
         .map(|j| state.and_then(|s| s.slices.get(&j.key()).copied()))
@@ -157,7 +161,7 @@ fn submit<R: Rules>(args: &SubmitArgs) -> Result<(), CliError> {
         Err(e) if args.dry_run => {
             eprintln!("warning: {e}; earlier jobs are taken as not queued");
             jobs.iter()
-                .map(|j| match job_files_present(&dir, variant, j) {
+                .map(|j| match job_built(&dir, variant, j) {
                     true => Known::Done,
                     false => Known::Build,
                 })

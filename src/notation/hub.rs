@@ -27,7 +27,7 @@ use std::fmt;
 
 use crate::notation::squares::{square_from_file_rank, square_from_number};
 use crate::rules::{Bitboard, BoardKind, Color, Move, MoveList, Position, Rules, Square, generate};
-use crate::rules::{Geometry, Variant};
+use crate::rules::{Geometry, SquareStyle, Variant};
 
 /// Reads a variant name as Hub clients send it: damka's names, Scan's `normal`, pydraughts'
 /// `standard` (International) and `american` (English).
@@ -41,7 +41,6 @@ use crate::rules::{Geometry, Variant};
 pub fn parse_variant(name: &str) -> Option<Variant> {
     match name.trim().to_ascii_lowercase().as_str() {
         "normal" | "standard" => Some(Variant::International),
-        "american" => Some(Variant::English),
         other => other.parse().ok(),
     }
 }
@@ -121,8 +120,8 @@ pub fn frame_squares<R: Rules>() -> Vec<Square> {
 
 /// The squares by Hub move number: index `n - 1` is the square numbered `n`.
 pub fn move_squares(variant: Variant) -> Vec<Square> {
-    match variant {
-        Variant::Russian | Variant::Brazilian | Variant::Turkish => {
+    match variant.facts().square_style {
+        SquareStyle::Algebraic => {
             let size = match crate::notation::squares::board_kind(variant) {
                 BoardKind::Diagonal10 => 10,
                 BoardKind::Diagonal8 | BoardKind::Orthogonal8 => 8,
@@ -137,7 +136,7 @@ pub fn move_squares(variant: Variant) -> Vec<Square> {
             }
             out
         }
-        _ => (1..)
+        SquareStyle::Numeric => (1..)
             .map_while(|n| square_from_number(variant, n))
             .collect(),
     }

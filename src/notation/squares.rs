@@ -88,12 +88,12 @@ fn build_numbering(variant: Variant) -> Numbering {
     let size = board_size(kind);
     let mut by_number = Vec::new();
     if kind != BoardKind::Orthogonal8 {
-        // Spanish counts from h1 leftwards, rank by rank upwards; the others from the top left.
-        let spanish = variant == Variant::Spanish;
+        // From h1 leftwards, rank by rank upwards (Spanish), or from the top left.
+        let from_white = variant.facts().numbered_from_white;
         for r in 0..size {
-            let rank = if spanish { r } else { size - 1 - r };
+            let rank = if from_white { r } else { size - 1 - r };
             for f in 0..size {
-                let file = if spanish { size - 1 - f } else { f };
+                let file = if from_white { size - 1 - f } else { f };
                 if let Some(sq) = square_from_file_rank(variant, file, rank) {
                     by_number.push(sq);
                 }

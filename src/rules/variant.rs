@@ -81,6 +81,9 @@ pub struct VariantFacts {
     pub square_style: SquareStyle,
     /// Whether the square a1 (White's left corner) is a playable one.
     pub a1_dark: bool,
+    /// Whether numbered squares count from White's side (h1 leftwards, rank by rank
+    /// upwards, as Spanish does), not from Black's (the top left, rightwards).
+    pub numbered_from_white: bool,
     /// The separator of a capture's squares in its move text.
     pub capture_separator: char,
     /// What the engine counts a king for, in hundredths of a man.
@@ -99,6 +102,7 @@ macro_rules! variants {
             flying: $fly:expr, $prec:ident, $promo:ident, immediate: $imm:expr, men: $men:expr;
             name: $text:literal, aliases: [$($alias:literal),*], game_type: $number:literal,
             long: $long:literal, squares: $style:ident, a1_dark: $a1:expr,
+            numbered_from_white: $from_white:expr,
             separator: $sep:literal, king_value: $king:literal, default_rules: $default:literal,
         }
     )*) => {
@@ -142,6 +146,7 @@ macro_rules! variants {
                         board: <$board as Geometry>::KIND,
                         square_style: SquareStyle::$style,
                         a1_dark: $a1,
+                        numbered_from_white: $from_white,
                         capture_separator: $sep,
                         king_value: $king,
                         default_rules: $default,
@@ -158,7 +163,8 @@ variants! {
         rules: Diagonal8, first: Black, back: false, kings_prey: true, flying: false,
         Free, Stop, immediate: false, men: 12;
         name: "english", aliases: ["american", "checkers"], game_type: 21,
-        long: "21,B,8,8,N1,0", squares: Numeric, a1_dark: true, separator: 'x',
+        long: "21,B,8,8,N1,0", squares: Numeric, a1_dark: true,
+        numbered_from_white: false, separator: 'x',
         king_value: 150, default_rules: "wcdf",
     }
     /// Italian draughts: short kings, men cannot take kings, four-level capture precedence.
@@ -166,7 +172,8 @@ variants! {
         rules: Diagonal8, first: White, back: false, kings_prey: false, flying: false,
         Italian, Stop, immediate: false, men: 12;
         name: "italian", aliases: [], game_type: 22,
-        long: "22,W,8,8,N2,1", squares: Numeric, a1_dark: false, separator: 'x',
+        long: "22,W,8,8,N2,1", squares: Numeric, a1_dark: false,
+        numbered_from_white: false, separator: 'x',
         king_value: 150, default_rules: "rulepage-50",
     }
     /// Spanish draughts: flying kings, most pieces then most kings.
@@ -174,7 +181,8 @@ variants! {
         rules: Diagonal8, first: White, back: false, kings_prey: true, flying: true,
         Spanish, Stop, immediate: false, men: 12;
         name: "spanish", aliases: [], game_type: 24,
-        long: "24,W,8,8,N1,1", squares: Numeric, a1_dark: false, separator: 'x',
+        long: "24,W,8,8,N1,1", squares: Numeric, a1_dark: false,
+        numbered_from_white: true, separator: 'x',
         king_value: 250, default_rules: "none",
     }
     /// Russian draughts (shashki): flying kings, free choice, promotion continues as king.
@@ -182,7 +190,8 @@ variants! {
         rules: Diagonal8, first: White, back: true, kings_prey: true, flying: true,
         Free, ContinueAsKing, immediate: false, men: 12;
         name: "russian", aliases: [], game_type: 25,
-        long: "25,W,8,8,A0,0", squares: Algebraic, a1_dark: true, separator: ':',
+        long: "25,W,8,8,A0,0", squares: Algebraic, a1_dark: true,
+        numbered_from_white: false, separator: ':',
         king_value: 250, default_rules: "fsr",
     }
     /// Brazilian draughts: International rules on the 8x8 board.
@@ -190,7 +199,8 @@ variants! {
         rules: Diagonal8, first: White, back: true, kings_prey: true, flying: true,
         Quantity, PassAsMan, immediate: false, men: 12;
         name: "brazilian", aliases: [], game_type: 26,
-        long: "26,W,8,8,A0,0", squares: Algebraic, a1_dark: true, separator: 'x',
+        long: "26,W,8,8,A0,0", squares: Algebraic, a1_dark: true,
+        numbered_from_white: false, separator: 'x',
         king_value: 250, default_rules: "cbd",
     }
     /// International draughts on 10x10.
@@ -198,7 +208,8 @@ variants! {
         rules: Diagonal10, first: White, back: true, kings_prey: true, flying: true,
         Quantity, PassAsMan, immediate: false, men: 20;
         name: "international", aliases: [], game_type: 20,
-        long: "20,W,10,10,N2,0", squares: Numeric, a1_dark: true, separator: 'x',
+        long: "20,W,10,10,N2,0", squares: Numeric, a1_dark: true,
+        numbered_from_white: false, separator: 'x',
         king_value: 300, default_rules: "fmjd",
     }
     /// Turkish draughts (dama): orthogonal moves, captured pieces removed at once.
@@ -206,7 +217,8 @@ variants! {
         rules: Orthogonal8, first: White, back: false, kings_prey: true, flying: true,
         Quantity, PassAsMan, immediate: true, men: 16;
         name: "turkish", aliases: [], game_type: 30,
-        long: "30,W,8,8,A0,0", squares: Algebraic, a1_dark: true, separator: 'x',
+        long: "30,W,8,8,A0,0", squares: Algebraic, a1_dark: true,
+        numbered_from_white: false, separator: 'x',
         king_value: 250, default_rules: "tdf",
     }
 }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use damka::Variant;
 use damka::tablebase::generate::{BUILD_BASE_BYTES, BUILD_CACHE_BYTES, Estimate};
 use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
-use damka::tablebase::{FileKind, Material, SliceJob, Tablebase};
+use damka::tablebase::{Material, SliceJob};
 
 /// A Slurm job id.
 pub type JobId = u64;
@@ -354,16 +354,6 @@ fn script_words(args: &[String]) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// Whether the files of every slice of `job` are in `tables`. A build writes its files under
-/// temporary names and renames them only once checked, so files that are there are whole.
-pub fn job_files_present(tables: &Path, variant: Variant, job: &SliceJob) -> bool {
-    job.slices.iter().all(|&m| {
-        FileKind::BUILT
-            .iter()
-            .all(|&k| Tablebase::path_in(tables, variant, m, k).is_file())
-    })
 }
 
 /// The state a build on the cluster leaves in the tables directory: which job builds each
