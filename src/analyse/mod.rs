@@ -7,11 +7,12 @@
 //! [`analyse_game_searched`] also has the engine search every position outside the tables
 //! from which a move is played ([`EngineEval`]).
 //! [`annotate`] writes the verdicts into the game as comments, glyphs and perfect-play
-//! variations, and the engine evaluations as `[%eval]` comments; [`strip_annotations`]
-//! takes them out again, so that an annotated file can be analysed again with the same
-//! result. [`game_json`] gives the analysis as JSON and [`html::page`] as a web page with
+//! variations, and the engine evaluations as `[%eval]` comments (each comment an
+//! [`Annotation`] until it is written); [`strip_annotations`] recognises them and takes them
+//! out again, so that an annotated file can be analysed again with the same result. [`game_json`] gives the analysis as JSON and [`html::page`] as a web page with
 //! board diagrams ([`svg::diagram`]).
 
+pub mod annotation;
 pub mod html;
 mod json;
 pub mod svg;
@@ -26,6 +27,7 @@ use crate::pdn::{Game, Line, MoveNode, MoveNumber, Node, Tag, setup_fen};
 use crate::rules::{Color, Counters, LegalMove, Position, RuleSet, Rules, Square, legal_moves};
 use crate::search::{Engine, Limits, Score, line_text};
 use crate::tablebase::{Outcome, ProbeError, RatedMove, RuleCategory, RuleMove, Tablebase, Wdl};
+pub use annotation::{Annotation, Eval, EvalScore, Mistake, Note, Verdict};
 
 /// How far along a best line the annotation goes, in plies.
 pub const LINE_PLIES: usize = 20;
@@ -200,20 +202,18 @@ impl Stop {
     /// The comment [`annotate`] writes before the move: `Not analysed from here: 12... 24-21:
     /// illegal move '24-21' (legal: 22-18 22-17).`
     pub fn comment(&self) -> String {
-        format!(
-            "{STOP_PREFIX}{} {}: {}.",
-            self.number,
-            self.played,
-            self.why.replace(['{', '}'], "")
-        )
+        self.annotation().to_string()
+    }
+
+    /// The annotation [`annotate`] writes before the move.
+    pub fn annotation(&self) -> Annotation {
+        Annotation::Stop {
+            number: self.number,
+            played: self.played.clone(),
+            why: self.why.clone(),
+        }
     }
 }
-
-/// How the comment of a [`Stop`] starts.
-const STOP_PREFIX: &str = "Not analysed from here: ";
-
-/// How the comment of [`annotate_unanalysed`] starts.
-const UNANALYSED_PREFIX: &str = "Not analysed: ";
 
 /// The analysis of one game: its main line and its variations.
 ///
@@ -789,84 +789,62 @@ fn walk_game<R: Rules>(
 
 /// `W17`, `D` or `L16`: a verdict as the `[%tb]` command writes it.
 pub fn verdict_code(o: Outcome) -> String {
-    match o.wdl {
-        Wdl::Win => format!("W{}", o.dtw),
-        Wdl::Draw => "D".to_string(),
-        Wdl::Loss => format!("L{}", o.dtw),
-    }
-}
-
-fn capitalized(c: Color) -> &'static str {
-    match c {
-        Color::White => "White",
-        Color::Black => "Black",
-    }
-}
-
-fn wdl_word(w: Wdl) -> &'static str {
-    match w {
-        Wdl::Win => "Win",
-        Wdl::Draw => "Draw",
-        Wdl::Loss => "Loss",
-    }
+    Verdict::new(o, None).to_string()
 }
 
 /// `W31 cursed`: a verdict as the `[%tb]` command writes it, with the word for a result the
 /// move-count rules make a draw (`cursed` win, `blessed` loss).
 pub fn verdict_with_rules(o: Outcome, rules: Option<RuleCategory>) -> String {
-    match rules {
-        Some(RuleCategory::CursedWin) => format!("{} cursed", verdict_code(o)),
-        Some(RuleCategory::BlessedLoss) => format!("{} blessed", verdict_code(o)),
-        _ => verdict_code(o),
+    Verdict::new(o, rules).to_string()
+}
+
+/// The result under the rules as a plain result: a cursed win and a blessed loss are draws.
+fn rule_wdl(c: RuleCategory) -> Wdl {
+    match c {
+        RuleCategory::Win => Wdl::Win,
+        RuleCategory::Loss => Wdl::Loss,
+        _ => Wdl::Draw,
     }
 }
 
-/// The word for a result under the rules: `Win`, `Draw` (cursed and blessed too), `Loss`.
-fn rule_word(c: RuleCategory) -> &'static str {
-    match c {
-        RuleCategory::Win => "Win",
-        RuleCategory::Loss => "Loss",
-        _ => "Draw",
+/// The note on what a mistake or slow move changed (see [`describe`]).
+fn ply_note(ply: &Ply) -> Note {
+    let best = ply.best.first().map_or("?", String::as_str).to_string();
+    if ply.class == Class::Slower {
+        return Note::Slower {
+            plies: ply.after.dtw,
+            best,
+            best_plies: ply.before.dtw,
+        };
     }
+    let keeps = match ply.before.wdl {
+        Wdl::Win => Some((ply.side, ply.before.dtw)),
+        Wdl::Draw => None,
+        Wdl::Loss => Some((ply.side.opponent(), ply.before.dtw)),
+    };
+    let (before, after, by) = match &ply.rules {
+        Some(r) => {
+            let by_rule = matches!(r.after, RuleCategory::CursedWin | RuleCategory::BlessedLoss);
+            let by = (by_rule && !r.count.is_empty()).then(|| r.count.to_string());
+            (rule_wdl(r.before), rule_wdl(r.after), by)
+        }
+        None => (ply.before.wdl, ply.after.wdl, None),
+    };
+    Note::Mistake(Mistake {
+        before,
+        after,
+        by,
+        best,
+        keeps,
+        shown: false,
+    })
 }
 
 /// The sentence saying what a mistake or slow move changed: `Win -> Draw. Best was 27-31,
 /// White wins in 9 plies.` A result the move-count rules change says by which:
 /// `Win -> Draw by the 16-move rule.`
 pub fn describe(ply: &Ply) -> String {
-    let best = ply.best.first().map_or("?", String::as_str);
-    let outcome = match ply.before.wdl {
-        Wdl::Win => format!("{} wins in {} plies", capitalized(ply.side), ply.before.dtw),
-        Wdl::Draw => "a draw".to_string(),
-        Wdl::Loss => format!(
-            "{} wins in {} plies",
-            capitalized(ply.side.opponent()),
-            ply.before.dtw
-        ),
-    };
-    if ply.class == Class::Slower {
-        return format!(
-            "Still wins, in {} plies; best was {best}, winning in {}.",
-            ply.after.dtw, ply.before.dtw
-        );
-    }
-    if let Some(r) = &ply.rules {
-        let by_rule = matches!(r.after, RuleCategory::CursedWin | RuleCategory::BlessedLoss);
-        let by = match by_rule && !r.count.is_empty() {
-            true => format!(" by the {}", r.count),
-            false => String::new(),
-        };
-        return format!(
-            "{} -> {}{by}. Best was {best}, {outcome}.",
-            rule_word(r.before),
-            rule_word(r.after)
-        );
-    }
-    format!(
-        "{} -> {}. Best was {best}, {outcome}.",
-        wdl_word(ply.before.wdl),
-        wdl_word(ply.after.wdl)
-    )
+    ply_note(ply).to_string()
 }
 
 /// The text of the `Annotator` tag: `damka VERSION`.
@@ -879,15 +857,7 @@ pub fn annotator() -> String {
 /// men, or for a win the search proved `#N` with N the winner's moves to the end (`#-N` when
 /// Black wins).
 pub fn eval_code(score: Score, side: Color) -> String {
-    let white = match side {
-        Color::White => score,
-        Color::Black => Score(-score.0),
-    };
-    match white.plies_to_end() {
-        Some(n) if white.0 > 0 => format!("#{}", (n + 1) / 2),
-        Some(n) => format!("#-{}", (n + 1) / 2),
-        None => white.to_string(),
-    }
+    EvalScore::new(score, side).to_string()
 }
 
 /// The comment of an engine evaluation of a position where `side` is to move:
@@ -895,16 +865,7 @@ pub fn eval_code(score: Score, side: Color) -> String {
 /// `[%eval #7,8] Search: White wins in 13 plies, best 11-15.` (the score from White's view
 /// as [`eval_code`] writes it, then the depth searched).
 pub fn eval_comment(eval: &EngineEval, side: Color) -> String {
-    let code = eval_code(eval.score, side);
-    let result = match eval.score.plies_to_end() {
-        Some(n) if eval.score.0 > 0 => format!("{} wins in {n} plies, ", capitalized(side)),
-        Some(n) => format!("{} wins in {n} plies, ", capitalized(side.opponent())),
-        None => String::new(),
-    };
-    format!(
-        "[%eval {code},{}] Search: {result}best {}.",
-        eval.depth, eval.best
-    )
+    Eval::new(eval, side).to_string()
 }
 
 /// Writes an analysis into its game: the `Annotator` tag; before the first move a
@@ -949,15 +910,19 @@ pub fn annotate(game: &mut Game, analysis: &Analysis) {
     // The evaluation of the start position, if the main line's first move is played there.
     let start_eval = next_eval(Cursor::new(&game.moves, game.start, None), &evals);
     rewrite(&mut game.moves, game.start, None, &mut marks);
-    if let Some(o) = analysis.start {
-        let code = verdict_with_rules(o, analysis.start_rules);
-        game.moves
-            .nodes
-            .insert(0, Node::Comment(format!("[%tb {code}]")));
-    } else if let Some(e) = start_eval {
-        game.moves
-            .nodes
-            .insert(0, Node::Comment(eval_comment(&e.eval, e.side)));
+    let first = match (analysis.start, start_eval) {
+        (Some(o), _) => Some(Annotation::Verdict {
+            verdict: Verdict::new(o, analysis.start_rules),
+            note: None,
+        }),
+        (None, Some(e)) => Some(Annotation::Eval {
+            eval: Eval::new(&e.eval, e.side),
+            note: None,
+        }),
+        (None, None) => None,
+    };
+    if let Some(a) = first {
+        game.moves.nodes.insert(0, Node::Comment(a.to_string()));
     }
 }
 
@@ -983,10 +948,10 @@ fn set_annotator(game: &mut Game) {
 /// kept as it is.
 pub fn annotate_unanalysed(game: &mut Game, why: &str) {
     set_annotator(game);
-    let why = why.replace(['{', '}'], "");
-    game.moves
-        .nodes
-        .insert(0, Node::Comment(format!("{UNANALYSED_PREFIX}{why}.")));
+    let note = Annotation::Unanalysed {
+        why: why.to_string(),
+    };
+    game.moves.nodes.insert(0, Node::Comment(note.to_string()));
 }
 
 /// What [`annotate`] writes, by move index in tree order.
@@ -1026,7 +991,9 @@ impl Rewrite for Marks<'_> {
             (node @ Node::Setup(_), _) => {
                 out.push(node);
                 if let Some(e) = next_eval(at.following(), self.evals) {
-                    out.push(Node::Comment(eval_comment(&e.eval, e.side)));
+                    let eval = Eval::new(&e.eval, e.side);
+                    let a = Annotation::Eval { eval, note: None };
+                    out.push(Node::Comment(a.to_string()));
                 }
                 return;
             }
@@ -1048,7 +1015,7 @@ impl Rewrite for Marks<'_> {
             })
             .collect();
         if let Some(stop) = self.stops.get(this).copied().flatten() {
-            out.push(Node::Comment(stop.comment()));
+            out.push(Node::Comment(stop.annotation().to_string()));
         }
         let ply = self.plies.get(this).copied().flatten();
         if let Some(ply) = ply {
@@ -1057,11 +1024,6 @@ impl Rewrite for Marks<'_> {
         out.push(Node::Move(m));
         let next = self.analysis.after.get(this).copied().flatten();
         let next_rules = self.analysis.after_rules.get(this).copied().flatten();
-        let mut comment = match (next, eval_after) {
-            (Some(o), _) => Some(format!("[%tb {}]", verdict_with_rules(o, next_rules))),
-            (None, Some(e)) => Some(eval_comment(&e.eval, e.side)),
-            (None, None) => None,
-        };
         // A variation of the game that already plays the best line (or the start of it)
         // stands for it.
         let shown = ply.is_some_and(|p| {
@@ -1070,18 +1032,28 @@ impl Rewrite for Marks<'_> {
                     .iter()
                     .any(|v| !v.is_empty() && v.iter().zip(&p.line).all(|(a, b)| a == b))
         });
-        if let Some(ply) = ply.filter(|p| p.class.is_mistake() || p.class == Class::Slower) {
-            let mut text = describe(ply);
-            if shown && ply.class.is_mistake() {
-                text.push_str(SHOWN_SUFFIX);
-            }
-            comment = Some(match comment {
-                Some(c) => format!("{c} {text}"),
-                None => text,
+        let note = ply
+            .filter(|p| p.class.is_mistake() || p.class == Class::Slower)
+            .map(|p| match ply_note(p) {
+                Note::Mistake(m) => Note::Mistake(Mistake {
+                    shown: shown && p.class.is_mistake(),
+                    ..m
+                }),
+                slower => slower,
             });
-        }
+        let comment = match (next, eval_after, note) {
+            (Some(o), _, note) => Some(Annotation::Verdict {
+                verdict: Verdict::new(o, next_rules),
+                note,
+            }),
+            (None, Some(e), note) => Some(Annotation::Eval {
+                eval: Eval::new(&e.eval, e.side),
+                note,
+            }),
+            (None, None, note) => note.map(Annotation::Note),
+        };
         if let Some(c) = comment {
-            out.push(Node::Comment(c));
+            out.push(Node::Comment(c.to_string()));
         }
         if let Some(ply) = ply.filter(|p| !p.line.is_empty() && !shown) {
             out.push(Node::Variation(variation(ply)));
@@ -1089,85 +1061,17 @@ impl Rewrite for Marks<'_> {
     }
 }
 
-/// What a mistake's comment ends with when a variation of the game already plays its best
-/// line (no best line of the analyser's follows then).
-const SHOWN_SUFFIX: &str = " The variation plays the best line.";
-
-/// Whether `comment` is an engine evaluation as [`eval_comment`] writes it.
-fn eval_comment_written(comment: &str) -> bool {
-    let Some(r) = comment.strip_prefix("[%eval ") else {
-        return false;
-    };
-    let Some((code, rest)) = r.split_once(']') else {
-        return false;
-    };
-    let Some((score, depth)) = code.split_once(',') else {
-        return false;
-    };
-    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
-    let score_ok = match score.as_bytes().first() {
-        Some(b'#') => digits(score[1..].strip_prefix('-').unwrap_or(&score[1..])),
-        Some(b'+' | b'-') => score[1..]
-            .split_once('.')
-            .is_some_and(|(men, hundredths)| digits(men) && digits(hundredths)),
-        _ => false,
-    };
-    let rest = rest.trim();
-    score_ok
-        && digits(depth)
-        && rest.starts_with("Search: ")
-        && rest.contains("best ")
-        && rest.ends_with('.')
-}
-
 /// What a comment is, if the analyser wrote it: `Some(true)` for a mistake's comment (a best
-/// line follows it), `Some(false)` for a verdict, an engine evaluation or a slow-win note,
-/// `None` for another comment.
+/// line follows it), `Some(false)` for another [`Annotation`] or an empty comment, `None` for
+/// another comment.
 fn own_comment(comment: &str) -> Option<bool> {
-    if eval_comment_written(comment)
-        || comment.starts_with(STOP_PREFIX)
-        || comment.starts_with(UNANALYSED_PREFIX)
-    {
+    if comment.trim().is_empty() {
         return Some(false);
     }
-    let rest = match comment.strip_prefix("[%tb ") {
-        Some(r) => {
-            let end = r.find(']')?;
-            let code = &r[..end];
-            let code = code
-                .strip_suffix(" cursed")
-                .or_else(|| code.strip_suffix(" blessed"))
-                .unwrap_or(code);
-            let valid = code == "D"
-                || (code.len() > 1
-                    && code.starts_with(['W', 'L'])
-                    && code[1..].bytes().all(|b| b.is_ascii_digit()));
-            if !valid {
-                return None;
-            }
-            r[end + 1..].trim()
-        }
-        None => comment.trim(),
-    };
-    if rest.is_empty() || (rest.starts_with("Still wins, in ") && rest.contains("; best was ")) {
-        Some(false)
-    } else if ["Win -> Draw", "Win -> Loss", "Draw -> Loss"]
-        .iter()
-        .any(|p| {
-            rest.strip_prefix(p).is_some_and(|r| {
-                // `. Best was`, or `by the 16-move rule. Best was`.
-                let r = match r.strip_prefix(" by the ") {
-                    Some(by) => by.find(". ").map_or("", |at| &by[at..]),
-                    None => r,
-                };
-                r.starts_with(". Best was ")
-            })
-        })
-    {
-        Some(!rest.ends_with(SHOWN_SUFFIX))
-    } else {
-        None
-    }
+    comment
+        .parse::<Annotation>()
+        .ok()
+        .map(|a| a.has_best_line())
 }
 
 /// Removes what an earlier run of the analyser wrote into a game, so that analysing and
