@@ -7,11 +7,12 @@
 //! [`analyse_game_searched`] also has the engine search every position outside the tables
 //! from which a move is played ([`EngineEval`]).
 //! [`annotate`] writes the verdicts into the game as comments, glyphs and perfect-play
-//! variations, and the engine evaluations as `[%eval]` comments; [`strip_annotations`]
-//! takes them out again, so that an annotated file can be analysed again with the same
-//! result. [`game_json`] gives the analysis as JSON and [`html::page`] as a web page with
+//! variations, and the engine evaluations as `[%eval]` comments (each comment an
+//! [`Annotation`] until it is written); [`strip_annotations`] recognises them and takes them
+//! out again, so that an annotated file can be analysed again with the same result. [`game_json`] gives the analysis as JSON and [`html::page`] as a web page with
 //! board diagrams ([`svg::diagram`]).
 
+pub mod annotation;
 pub mod html;
 mod json;
 pub mod svg;
@@ -21,10 +22,12 @@ pub use json::{game_json, json_string};
 use std::sync::atomic::AtomicBool;
 
 use crate::notation::{move_text, parse_fen, parse_move, write_fen};
+use crate::pdn::cursor::{Context, Cursor, MoveAt, Rewrite, Step, rewrite};
 use crate::pdn::{Game, Line, MoveNode, MoveNumber, Node, Tag, setup_fen};
 use crate::rules::{Color, Counters, LegalMove, Position, RuleSet, Rules, Square, legal_moves};
 use crate::search::{Engine, Limits, Score, line_text};
 use crate::tablebase::{Outcome, ProbeError, RatedMove, RuleCategory, RuleMove, Tablebase, Wdl};
+pub use annotation::{Annotation, Eval, EvalScore, Mistake, Note, Verdict};
 
 /// How far along a best line the annotation goes, in plies.
 pub const LINE_PLIES: usize = 20;
@@ -199,26 +202,25 @@ impl Stop {
     /// The comment [`annotate`] writes before the move: `Not analysed from here: 12... 24-21:
     /// illegal move '24-21' (legal: 22-18 22-17).`
     pub fn comment(&self) -> String {
-        format!(
-            "{STOP_PREFIX}{} {}: {}.",
-            self.number,
-            self.played,
-            self.why.replace(['{', '}'], "")
-        )
+        self.annotation().to_string()
+    }
+
+    /// The annotation [`annotate`] writes before the move.
+    pub fn annotation(&self) -> Annotation {
+        Annotation::Stop {
+            number: self.number,
+            played: self.played.clone(),
+            why: self.why.clone(),
+        }
     }
 }
 
-/// How the comment of a [`Stop`] starts.
-const STOP_PREFIX: &str = "Not analysed from here: ";
-
-/// How the comment of [`annotate_unanalysed`] starts.
-const UNANALYSED_PREFIX: &str = "Not analysed: ";
-
 /// The analysis of one game: its main line and its variations.
 ///
-/// The moves of a game are counted in tree order: the main line's moves in order, each
-/// variation's moves where the variation stands (depth first), unknown moves `- -` counted
-/// too. This is the order [`Replayer`](crate::pdn::Replayer) replays them in.
+/// The moves of a game are counted in tree order, by their ids (see
+/// [`pdn::cursor`](crate::pdn::cursor)): the main line's moves in order, each variation's
+/// moves where the variation stands (depth first), unknown moves `- -` counted too. This is
+/// the order [`Replayer`](crate::pdn::Replayer) replays them in.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Analysis {
     /// The first position of the main line in the tables (FEN) and its result for the side
@@ -406,43 +408,29 @@ fn start<R: Rules>(game: &Game) -> Result<Position<R>, AnalyseError> {
     }
 }
 
-/// The number of moves of a line and its variations, unknown moves counted.
-fn tree_moves(line: &Line) -> usize {
-    line.nodes
-        .iter()
-        .map(|n| match n {
-            Node::Move(_) | Node::UnknownMove => 1,
-            Node::Variation(v) => tree_moves(v),
-            Node::Comment(_) | Node::Setup(_) => 0,
-        })
-        .sum()
-}
-
-/// Where a line of play stands: the position (unknown after `- -` or a bad setup), its
-/// verdict when already looked up, the side to move, the move number, the squares of the
-/// move that led to it, and the index of a move played from this same place (same position,
-/// same history) whose engine evaluation stands for it.
-#[derive(Clone, Copy)]
+/// Where a line of play stands when its position is known: the position, its verdict when
+/// already looked up, the squares of the move that led to it, the id of a move played from
+/// this same place (same position, same history) whose engine evaluation stands for it, and
+/// the positions of the line up to it (oldest first, `pos` last), for the engine's repetition
+/// and move-count draws.
+#[derive(Clone)]
 struct Place<R: Rules> {
-    pos: Option<Position<R>>,
+    pos: Position<R>,
     known: Option<Option<Outcome>>,
-    to_move: Option<Color>,
-    number: MoveNumber,
     last: Option<(Square, Square)>,
     evaluated: Option<usize>,
+    history: Vec<Position<R>>,
 }
 
 impl<R: Rules> Place<R> {
-    /// The place after a move that cannot be replayed (`- -`, or an illegal move): the
-    /// position is unknown, the other side is to move.
-    fn after_unknown_move(&self) -> Place<R> {
+    /// A line's first place, or its place after a setup command: no move led to it.
+    fn start(pos: Position<R>, known: Option<Option<Outcome>>) -> Place<R> {
         Place {
-            pos: None,
-            known: None,
-            to_move: self.to_move.map(Color::opponent),
-            number: self.number.next(),
+            pos,
+            known,
             last: None,
             evaluated: None,
+            history: vec![pos],
         }
     }
 }
@@ -501,95 +489,69 @@ impl Walk<'_> {
         self.tb?.rule_moves(p, self.rules, c).ok()
     }
 
-    /// Analyses a line from `place`, and its variations, at `depth`. `history` holds the
-    /// positions of the line up to `place` (oldest first, `place`'s last), for the engine's
-    /// repetition and move-count draws.
-    fn line<R: Rules>(
-        &mut self,
-        line: &Line,
-        mut place: Place<R>,
-        depth: usize,
-        mut history: Vec<Position<R>>,
-    ) -> Result<(), AnalyseError> {
-        // Where the line stood before its last move, and how long its history was there: a
-        // variation starts there.
-        let mut before: Option<(Place<R>, usize)> = None;
-        for node in &line.nodes {
-            match node {
-                Node::Move(m) => {
-                    let evaluated = Some(self.analysis.before.len());
-                    before = Some((Place { evaluated, ..place }, history.len()));
-                    let Some(p) = place.pos else {
+    /// Analyses the moves of `game` from `start`, main line and variations: each line from
+    /// the place before the move it replaces, to its end, a move that does not replay (whose
+    /// variations are not followed either) or an unknown move.
+    fn moves<R: Rules>(&mut self, game: &Game, start: Place<R>) -> Result<(), AnalyseError> {
+        let side = start.pos.side_to_move();
+        let mut cursor = Cursor::with_place(&game.moves, game.start, Some(side), start);
+        while let Some(step) = cursor.next() {
+            match step {
+                Step::Move { at, node: m, .. } => {
+                    let Some(before) = cursor.before_mut() else {
                         self.skip(1);
-                        place.to_move = place.to_move.map(Color::opponent);
-                        place.number = place.number.next();
                         continue;
                     };
-                    if let Err(e) = parse_move(R::VARIANT, &legal_moves(&p), &m.text) {
+                    let place = before.clone();
+                    // A variation of this move starts where it stands, with its evaluation.
+                    before.evaluated = Some(at.id);
+                    if let Err(e) = parse_move(R::VARIANT, &legal_moves(&place.pos), &m.text) {
                         // The line stops here; no variation of this move is followed either.
                         self.analysis.stops.push(Stop {
-                            index: self.analysis.before.len(),
-                            depth,
-                            number: place.number,
+                            index: at.id,
+                            depth: at.depth,
+                            number: at.number,
                             played: m.text.clone(),
                             why: e.to_string(),
                         });
-                        before = None;
+                        cursor.forget_before();
                         self.skip(1);
-                        place = place.after_unknown_move();
-                        history.clear();
                         continue;
                     }
-                    place = self.play(&p, &place, &m.text, depth, &history)?;
-                    history.extend(place.pos);
+                    let next = self.play(place, at, &m.text)?;
+                    cursor.set_place(Some(next));
                 }
-                Node::UnknownMove => {
-                    before = Some((place, history.len()));
-                    self.skip(1);
-                    place = place.after_unknown_move();
-                    history.clear();
-                }
-                Node::Variation(v) => match before {
-                    Some((b, len)) if b.pos.is_some() => {
-                        self.line(v, b, depth + 1, history[..len].to_vec())?;
+                Step::UnknownMove { .. } => self.skip(1),
+                Step::Enter { .. } => {
+                    if cursor.place().is_none() {
+                        let ids = cursor.skip_variation();
+                        self.skip(ids);
                     }
-                    _ => self.skip(tree_moves(v)),
-                },
-                Node::Setup(command) => {
-                    before = None;
+                }
+                Step::Setup(command) => {
                     let fen = setup_fen(command);
                     let p = parse_fen::<R>(fen)
                         .map_err(|e| AnalyseError::Replay(format!("setup {fen}: {e}")))?;
-                    place = Place {
-                        pos: Some(p),
-                        known: None,
-                        to_move: Some(p.side_to_move()),
-                        number: place
-                            .number
-                            .after_setup(place.to_move, Some(p.side_to_move())),
-                        last: None,
-                        evaluated: None,
-                    };
-                    history = vec![p];
+                    cursor.set_place(Some(Place::start(p, None)));
                 }
-                Node::Comment(_) => {}
+                Step::Comment(_) | Step::Leave => {}
             }
         }
         Ok(())
     }
 
-    /// Plays the move `text` from `p` (the last position of `history`), recording its
-    /// verdicts and, from a table position, its classification, or outside the tables the
-    /// engine's evaluation. Returns where the line stands after it.
+    /// Plays the move `text` (at `at`) from `place`, recording its verdicts and, from a table
+    /// position, its classification, or outside the tables the engine's evaluation. Returns
+    /// where the line stands after it.
     fn play<R: Rules>(
         &mut self,
-        p: &Position<R>,
-        place: &Place<R>,
+        place: Place<R>,
+        at: MoveAt,
         text: &str,
-        depth: usize,
-        history: &[Position<R>],
     ) -> Result<Place<R>, AnalyseError> {
-        let number = place.number;
+        let (number, depth) = (at.number, at.depth);
+        let p = &place.pos;
+        let history = &place.history;
         let legal = legal_moves(p);
         let found = parse_move(R::VARIANT, &legal, text)
             .map_err(|e| AnalyseError::Replay(format!("move {number} {text}: {e}")))?;
@@ -735,13 +697,15 @@ impl Walk<'_> {
         if let Some(v) = verdict.filter(|_| depth == 0 && self.analysis.first.is_none()) {
             self.analysis.first = Some((write_fen(&next), next.side_to_move(), v));
         }
+        let last = Some((found.mv.from(), found.mv.to()));
+        let mut history = place.history;
+        history.push(next);
         Ok(Place {
-            pos: Some(next),
+            pos: next,
             known: Some(verdict),
-            to_move: Some(next.side_to_move()),
-            number: number.next(),
-            last: Some((found.mv.from(), found.mv.to())),
+            last,
             evaluated: None,
+            history,
         })
     }
 }
@@ -814,98 +778,68 @@ fn walk_game<R: Rules>(
     if let Some(v) = walk.analysis.start {
         walk.analysis.first = Some((write_fen(&first), first.side_to_move(), v));
     }
-    let place = Place {
-        pos: Some(first),
-        known: Some(walk.analysis.start),
-        to_move: Some(first.side_to_move()),
-        number: game.start,
-        last: None,
-        evaluated: None,
-    };
-    walk.line(&game.moves, place, 0, vec![first])?;
+    walk.moves(game, Place::start(first, Some(walk.analysis.start)))?;
     Ok(walk.analysis)
 }
 
 /// `W17`, `D` or `L16`: a verdict as the `[%tb]` command writes it.
 pub fn verdict_code(o: Outcome) -> String {
-    match o.wdl {
-        Wdl::Win => format!("W{}", o.dtw),
-        Wdl::Draw => "D".to_string(),
-        Wdl::Loss => format!("L{}", o.dtw),
-    }
-}
-
-fn capitalized(c: Color) -> &'static str {
-    match c {
-        Color::White => "White",
-        Color::Black => "Black",
-    }
-}
-
-fn wdl_word(w: Wdl) -> &'static str {
-    match w {
-        Wdl::Win => "Win",
-        Wdl::Draw => "Draw",
-        Wdl::Loss => "Loss",
-    }
+    Verdict::new(o, None).to_string()
 }
 
 /// `W31 cursed`: a verdict as the `[%tb]` command writes it, with the word for a result the
 /// move-count rules make a draw (`cursed` win, `blessed` loss).
 pub fn verdict_with_rules(o: Outcome, rules: Option<RuleCategory>) -> String {
-    match rules {
-        Some(RuleCategory::CursedWin) => format!("{} cursed", verdict_code(o)),
-        Some(RuleCategory::BlessedLoss) => format!("{} blessed", verdict_code(o)),
-        _ => verdict_code(o),
+    Verdict::new(o, rules).to_string()
+}
+
+/// The result under the rules as a plain result: a cursed win and a blessed loss are draws.
+fn rule_wdl(c: RuleCategory) -> Wdl {
+    match c {
+        RuleCategory::Win => Wdl::Win,
+        RuleCategory::Loss => Wdl::Loss,
+        _ => Wdl::Draw,
     }
 }
 
-/// The word for a result under the rules: `Win`, `Draw` (cursed and blessed too), `Loss`.
-fn rule_word(c: RuleCategory) -> &'static str {
-    match c {
-        RuleCategory::Win => "Win",
-        RuleCategory::Loss => "Loss",
-        _ => "Draw",
+/// The note on what a mistake or slow move changed (see [`describe`]).
+fn ply_note(ply: &Ply) -> Note {
+    let best = ply.best.first().map_or("?", String::as_str).to_string();
+    if ply.class == Class::Slower {
+        return Note::Slower {
+            plies: ply.after.dtw,
+            best,
+            best_plies: ply.before.dtw,
+        };
     }
+    let keeps = match ply.before.wdl {
+        Wdl::Win => Some((ply.side, ply.before.dtw)),
+        Wdl::Draw => None,
+        Wdl::Loss => Some((ply.side.opponent(), ply.before.dtw)),
+    };
+    let (before, after, by) = match &ply.rules {
+        Some(r) => {
+            let by_rule = matches!(r.after, RuleCategory::CursedWin | RuleCategory::BlessedLoss);
+            let by = (by_rule && !r.count.is_empty()).then(|| r.count.to_string());
+            (rule_wdl(r.before), rule_wdl(r.after), by)
+        }
+        None => (ply.before.wdl, ply.after.wdl, None),
+    };
+    Note::Mistake(Mistake {
+        before,
+        after,
+        by,
+        best,
+        keeps,
+        shown: false,
+    })
 }
 
 /// The sentence saying what a mistake or slow move changed: `Win -> Draw. Best was 27-31,
 /// White wins in 9 plies.` A result the move-count rules change says by which:
 /// `Win -> Draw by the 16-move rule.`
 pub fn describe(ply: &Ply) -> String {
-    let best = ply.best.first().map_or("?", String::as_str);
-    let outcome = match ply.before.wdl {
-        Wdl::Win => format!("{} wins in {} plies", capitalized(ply.side), ply.before.dtw),
-        Wdl::Draw => "a draw".to_string(),
-        Wdl::Loss => format!(
-            "{} wins in {} plies",
-            capitalized(ply.side.opponent()),
-            ply.before.dtw
-        ),
-    };
-    if ply.class == Class::Slower {
-        return format!(
-            "Still wins, in {} plies; best was {best}, winning in {}.",
-            ply.after.dtw, ply.before.dtw
-        );
-    }
-    if let Some(r) = &ply.rules {
-        let by_rule = matches!(r.after, RuleCategory::CursedWin | RuleCategory::BlessedLoss);
-        let by = match by_rule && !r.count.is_empty() {
-            true => format!(" by the {}", r.count),
-            false => String::new(),
-        };
-        return format!(
-            "{} -> {}{by}. Best was {best}, {outcome}.",
-            rule_word(r.before),
-            rule_word(r.after)
-        );
-    }
-    format!(
-        "{} -> {}. Best was {best}, {outcome}.",
-        wdl_word(ply.before.wdl),
-        wdl_word(ply.after.wdl)
-    )
+    ply_note(ply).to_string()
 }
 
 /// The text of the `Annotator` tag: `damka VERSION`.
@@ -918,15 +852,7 @@ pub fn annotator() -> String {
 /// men, or for a win the search proved `#N` with N the winner's moves to the end (`#-N` when
 /// Black wins).
 pub fn eval_code(score: Score, side: Color) -> String {
-    let white = match side {
-        Color::White => score,
-        Color::Black => Score(-score.0),
-    };
-    match white.plies_to_end() {
-        Some(n) if white.0 > 0 => format!("#{}", (n + 1) / 2),
-        Some(n) => format!("#-{}", (n + 1) / 2),
-        None => white.to_string(),
-    }
+    EvalScore::new(score, side).to_string()
 }
 
 /// The comment of an engine evaluation of a position where `side` is to move:
@@ -934,16 +860,7 @@ pub fn eval_code(score: Score, side: Color) -> String {
 /// `[%eval #7,8] Search: White wins in 13 plies, best 11-15.` (the score from White's view
 /// as [`eval_code`] writes it, then the depth searched).
 pub fn eval_comment(eval: &EngineEval, side: Color) -> String {
-    let code = eval_code(eval.score, side);
-    let result = match eval.score.plies_to_end() {
-        Some(n) if eval.score.0 > 0 => format!("{} wins in {n} plies, ", capitalized(side)),
-        Some(n) => format!("{} wins in {n} plies, ", capitalized(side.opponent())),
-        None => String::new(),
-    };
-    format!(
-        "[%eval {code},{}] Search: {result}best {}.",
-        eval.depth, eval.best
-    )
+    Eval::new(eval, side).to_string()
 }
 
 /// Writes an analysis into its game: the `Annotator` tag; before the first move a
@@ -979,30 +896,28 @@ pub fn annotate(game: &mut Game, analysis: &Analysis) {
             *slot = Some(stop);
         }
     }
-    let marks = Marks {
+    let mut marks = Marks {
         analysis,
         plies: &by_index,
         evals: &evals,
         stops: &stops,
     };
     // The evaluation of the start position, if the main line's first move is played there.
-    let start_eval = next_eval(
-        &game.moves.nodes,
-        &tree_indices(&game.moves.nodes, 0),
-        0,
-        &evals,
-    );
-    let mut index = 0;
-    annotate_line(&mut game.moves, &marks, &mut index);
-    if let Some(o) = analysis.start {
-        let code = verdict_with_rules(o, analysis.start_rules);
-        game.moves
-            .nodes
-            .insert(0, Node::Comment(format!("[%tb {code}]")));
-    } else if let Some(e) = start_eval {
-        game.moves
-            .nodes
-            .insert(0, Node::Comment(eval_comment(&e.eval, e.side)));
+    let start_eval = next_eval(Cursor::new(&game.moves, game.start, None), &evals);
+    rewrite(&mut game.moves, game.start, None, &mut marks);
+    let first = match (analysis.start, start_eval) {
+        (Some(o), _) => Some(Annotation::Verdict {
+            verdict: Verdict::new(o, analysis.start_rules),
+            note: None,
+        }),
+        (None, Some(e)) => Some(Annotation::Eval {
+            eval: Eval::new(&e.eval, e.side),
+            note: None,
+        }),
+        (None, None) => None,
+    };
+    if let Some(a) = first {
+        game.moves.nodes.insert(0, Node::Comment(a.to_string()));
     }
 }
 
@@ -1028,10 +943,10 @@ fn set_annotator(game: &mut Game) {
 /// kept as it is.
 pub fn annotate_unanalysed(game: &mut Game, why: &str) {
     set_annotator(game);
-    let why = why.replace(['{', '}'], "");
-    game.moves
-        .nodes
-        .insert(0, Node::Comment(format!("{UNANALYSED_PREFIX}{why}.")));
+    let note = Annotation::Unanalysed {
+        why: why.to_string(),
+    };
+    game.moves.nodes.insert(0, Node::Comment(note.to_string()));
 }
 
 /// What [`annotate`] writes, by move index in tree order.
@@ -1042,222 +957,116 @@ struct Marks<'a> {
     stops: &'a [Option<&'a Stop>],
 }
 
-/// The tree index of each node of a line that is a move, the first move counted `first`.
-fn tree_indices(nodes: &[Node], first: usize) -> Vec<Option<usize>> {
-    let mut index = first;
-    nodes
-        .iter()
-        .map(|node| match node {
-            Node::Move(_) => {
-                index += 1;
-                Some(index - 1)
-            }
-            Node::UnknownMove => {
-                index += 1;
-                None
-            }
-            Node::Variation(v) => {
-                index += tree_moves(v);
-                None
-            }
-            Node::Comment(_) | Node::Setup(_) => None,
-        })
-        .collect()
-}
-
-/// The evaluation of the position a line stands at from node `from` on, if the next move,
-/// setup or unknown move of the line (comments and variations passed over) is a move with
+/// The evaluation of the position a line stands at before the next move, setup command or
+/// unknown move of `following` (comments and variations passed over), if that is a move with
 /// an evaluation.
 fn next_eval<'a>(
-    nodes: &[Node],
-    indices: &[Option<usize>],
-    from: usize,
+    mut following: Cursor<'_>,
     evals: &[Option<&'a Evaluated>],
 ) -> Option<&'a Evaluated> {
-    let next = (from..nodes.len())
-        .find(|&n| !matches!(nodes[n], Node::Comment(_) | Node::Variation(_)))?;
-    evals.get(indices[next]?).copied().flatten()
+    while let Some(step) = following.next() {
+        match step {
+            Step::Move { at, .. } => return evals.get(at.id).copied().flatten(),
+            Step::UnknownMove { .. } | Step::Setup(_) => return None,
+            Step::Enter { .. } => {
+                following.skip_variation();
+            }
+            Step::Comment(_) | Step::Leave => {}
+        }
+    }
+    None
 }
 
-/// Annotates one line and its variations; `index` counts the moves in tree order.
-fn annotate_line(line: &mut Line, marks: &Marks<'_>, index: &mut usize) {
-    let old = std::mem::take(&mut line.nodes);
-    let indices = tree_indices(&old, *index);
-    // For each node, the evaluation of the position the line stands at after it.
-    let evals_after: Vec<Option<&Evaluated>> = (0..old.len())
-        .map(|n| next_eval(&old, &indices, n + 1, marks.evals))
-        .collect();
-    // For each node, the moves of the variations standing right after it.
-    let variations_after: Vec<Vec<Vec<String>>> = (0..old.len())
-        .map(|n| {
-            old[n + 1..]
-                .iter()
-                .take_while(|node| matches!(node, Node::Variation(_) | Node::Comment(_)))
-                .filter_map(|node| match node {
-                    Node::Variation(v) => Some(
-                        v.nodes
-                            .iter()
-                            .filter_map(|m| match m {
-                                Node::Move(m) => Some(m.text.clone()),
-                                _ => None,
-                            })
-                            .collect(),
-                    ),
-                    _ => None,
-                })
-                .collect()
-        })
-        .collect();
-    let mut nodes = Vec::with_capacity(old.len() * 2);
-    for (n, node) in old.into_iter().enumerate() {
-        let mut m = match node {
-            Node::Move(m) => m,
-            Node::UnknownMove => {
-                *index += 1;
-                nodes.push(node);
-                continue;
-            }
-            Node::Variation(mut v) => {
-                annotate_line(&mut v, marks, index);
-                nodes.push(Node::Variation(v));
-                continue;
-            }
-            Node::Setup(_) => {
-                nodes.push(node);
-                if let Some(e) = evals_after[n] {
-                    nodes.push(Node::Comment(eval_comment(&e.eval, e.side)));
+impl Rewrite for Marks<'_> {
+    /// Annotates one node: a move with its glyph, its comment and its best line, a setup
+    /// command with the evaluation of the position it sets up.
+    fn node(&mut self, node: Node, at: &Context<'_>, out: &mut Vec<Node>) {
+        let (mut m, this) = match (node, at.at) {
+            (Node::Move(m), Some(at)) => (m, at.id),
+            (node @ Node::Setup(_), _) => {
+                out.push(node);
+                if let Some(e) = next_eval(at.following(), self.evals) {
+                    let eval = Eval::new(&e.eval, e.side);
+                    let a = Annotation::Eval { eval, note: None };
+                    out.push(Node::Comment(a.to_string()));
                 }
-                continue;
+                return;
             }
-            Node::Comment(_) => {
-                nodes.push(node);
-                continue;
+            (node, _) => {
+                out.push(node);
+                return;
             }
         };
-        let this = *index;
-        *index += 1;
-        if let Some(stop) = marks.stops.get(this).copied().flatten() {
-            nodes.push(Node::Comment(stop.comment()));
+        // The evaluation of the position the line stands at after the move.
+        let eval_after = next_eval(at.following(), self.evals);
+        // The moves of the variations standing right after the move.
+        let variations_after: Vec<Vec<String>> = at
+            .rest
+            .iter()
+            .take_while(|node| matches!(node, Node::Variation(_) | Node::Comment(_)))
+            .filter_map(|node| match node {
+                Node::Variation(v) => Some(v.moves().map(|m| m.text.clone()).collect()),
+                _ => None,
+            })
+            .collect();
+        if let Some(stop) = self.stops.get(this).copied().flatten() {
+            out.push(Node::Comment(stop.annotation().to_string()));
         }
-        let ply = marks.plies.get(this).copied().flatten();
+        let ply = self.plies.get(this).copied().flatten();
         if let Some(ply) = ply {
             mark(&mut m, ply.class);
         }
-        nodes.push(Node::Move(m));
-        let next = marks.analysis.after.get(this).copied().flatten();
-        let next_rules = marks.analysis.after_rules.get(this).copied().flatten();
-        let mut comment = match (next, evals_after[n]) {
-            (Some(o), _) => Some(format!("[%tb {}]", verdict_with_rules(o, next_rules))),
-            (None, Some(e)) => Some(eval_comment(&e.eval, e.side)),
-            (None, None) => None,
-        };
+        out.push(Node::Move(m));
+        let next = self.analysis.after.get(this).copied().flatten();
+        let next_rules = self.analysis.after_rules.get(this).copied().flatten();
         // A variation of the game that already plays the best line (or the start of it)
         // stands for it.
         let shown = ply.is_some_and(|p| {
             !p.line.is_empty()
-                && variations_after[n]
+                && variations_after
                     .iter()
                     .any(|v| !v.is_empty() && v.iter().zip(&p.line).all(|(a, b)| a == b))
         });
-        if let Some(ply) = ply.filter(|p| p.class.is_mistake() || p.class == Class::Slower) {
-            let mut text = describe(ply);
-            if shown && ply.class.is_mistake() {
-                text.push_str(SHOWN_SUFFIX);
-            }
-            comment = Some(match comment {
-                Some(c) => format!("{c} {text}"),
-                None => text,
+        let note = ply
+            .filter(|p| p.class.is_mistake() || p.class == Class::Slower)
+            .map(|p| match ply_note(p) {
+                Note::Mistake(m) => Note::Mistake(Mistake {
+                    shown: shown && p.class.is_mistake(),
+                    ..m
+                }),
+                slower => slower,
             });
-        }
+        let comment = match (next, eval_after, note) {
+            (Some(o), _, note) => Some(Annotation::Verdict {
+                verdict: Verdict::new(o, next_rules),
+                note,
+            }),
+            (None, Some(e), note) => Some(Annotation::Eval {
+                eval: Eval::new(&e.eval, e.side),
+                note,
+            }),
+            (None, None, note) => note.map(Annotation::Note),
+        };
         if let Some(c) = comment {
-            nodes.push(Node::Comment(c));
+            out.push(Node::Comment(c.to_string()));
         }
         if let Some(ply) = ply.filter(|p| !p.line.is_empty() && !shown) {
-            nodes.push(Node::Variation(variation(ply)));
+            out.push(Node::Variation(variation(ply)));
         }
     }
-    line.nodes = nodes;
-}
-
-/// What a mistake's comment ends with when a variation of the game already plays its best
-/// line (no best line of the analyser's follows then).
-const SHOWN_SUFFIX: &str = " The variation plays the best line.";
-
-/// Whether `comment` is an engine evaluation as [`eval_comment`] writes it.
-fn eval_comment_written(comment: &str) -> bool {
-    let Some(r) = comment.strip_prefix("[%eval ") else {
-        return false;
-    };
-    let Some((code, rest)) = r.split_once(']') else {
-        return false;
-    };
-    let Some((score, depth)) = code.split_once(',') else {
-        return false;
-    };
-    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
-    let score_ok = match score.as_bytes().first() {
-        Some(b'#') => digits(score[1..].strip_prefix('-').unwrap_or(&score[1..])),
-        Some(b'+' | b'-') => score[1..]
-            .split_once('.')
-            .is_some_and(|(men, hundredths)| digits(men) && digits(hundredths)),
-        _ => false,
-    };
-    let rest = rest.trim();
-    score_ok
-        && digits(depth)
-        && rest.starts_with("Search: ")
-        && rest.contains("best ")
-        && rest.ends_with('.')
 }
 
 /// What a comment is, if the analyser wrote it: `Some(true)` for a mistake's comment (a best
-/// line follows it), `Some(false)` for a verdict, an engine evaluation or a slow-win note,
-/// `None` for another comment.
+/// line follows it), `Some(false)` for another [`Annotation`] or an empty comment, `None` for
+/// another comment.
 fn own_comment(comment: &str) -> Option<bool> {
-    if eval_comment_written(comment)
-        || comment.starts_with(STOP_PREFIX)
-        || comment.starts_with(UNANALYSED_PREFIX)
-    {
+    if comment.trim().is_empty() {
         return Some(false);
     }
-    let rest = match comment.strip_prefix("[%tb ") {
-        Some(r) => {
-            let end = r.find(']')?;
-            let code = &r[..end];
-            let code = code
-                .strip_suffix(" cursed")
-                .or_else(|| code.strip_suffix(" blessed"))
-                .unwrap_or(code);
-            let valid = code == "D"
-                || (code.len() > 1
-                    && code.starts_with(['W', 'L'])
-                    && code[1..].bytes().all(|b| b.is_ascii_digit()));
-            if !valid {
-                return None;
-            }
-            r[end + 1..].trim()
-        }
-        None => comment.trim(),
-    };
-    if rest.is_empty() || (rest.starts_with("Still wins, in ") && rest.contains("; best was ")) {
-        Some(false)
-    } else if ["Win -> Draw", "Win -> Loss", "Draw -> Loss"]
-        .iter()
-        .any(|p| {
-            rest.strip_prefix(p).is_some_and(|r| {
-                // `. Best was`, or `by the 16-move rule. Best was`.
-                let r = match r.strip_prefix(" by the ") {
-                    Some(by) => by.find(". ").map_or("", |at| &by[at..]),
-                    None => r,
-                };
-                r.starts_with(". Best was ")
-            })
-        })
-    {
-        Some(!rest.ends_with(SHOWN_SUFFIX))
-    } else {
-        None
-    }
+    comment
+        .parse::<Annotation>()
+        .ok()
+        .map(|a| a.has_best_line())
 }
 
 /// Removes what an earlier run of the analyser wrote into a game, so that analysing and
@@ -1275,21 +1084,28 @@ pub fn strip_annotations(game: &mut Game) -> bool {
     {
         return false;
     }
-    strip_line(&mut game.moves);
+    rewrite(&mut game.moves, game.start, None, &mut Strip::default());
     true
 }
 
-fn strip_line(line: &mut Line) {
-    let old = std::mem::take(&mut line.nodes);
-    let mut best_line_next = false;
-    for node in old {
-        let follows_mistake = std::mem::take(&mut best_line_next);
+/// What [`strip_annotations`] takes out: the analyser's comments, and the best line after a
+/// mistake's comment.
+#[derive(Default)]
+struct Strip {
+    /// The depth of the line whose mistake comment was the node just passed: its next node,
+    /// if a variation, is the best line.
+    best_line_next: Option<usize>,
+}
+
+impl Rewrite for Strip {
+    fn node(&mut self, node: Node, at: &Context<'_>, out: &mut Vec<Node>) {
+        self.best_line_next = None;
         match node {
             Node::Comment(c) => match own_comment(&c) {
                 Some(mistake) => {
                     if mistake {
-                        best_line_next = true;
-                        if let Some(Node::Move(m)) = line.nodes.last_mut() {
+                        self.best_line_next = Some(at.depth);
+                        if let Some(Node::Move(m)) = out.last_mut() {
                             if matches!(m.strength.as_deref(), Some("?" | "??")) {
                                 m.strength = None;
                             }
@@ -1297,15 +1113,14 @@ fn strip_line(line: &mut Line) {
                         }
                     }
                 }
-                None => line.nodes.push(Node::Comment(c)),
+                None => out.push(Node::Comment(c)),
             },
-            Node::Variation(_) if follows_mistake => {}
-            Node::Variation(mut v) => {
-                strip_line(&mut v);
-                line.nodes.push(Node::Variation(v));
-            }
-            other => line.nodes.push(other),
+            other => out.push(other),
         }
+    }
+
+    fn keep_variation(&mut self, _: &Line, at: &Context<'_>) -> bool {
+        self.best_line_next.take() != Some(at.depth)
     }
 }
 

@@ -6,6 +6,7 @@
 //! move (they follow from the order of the moves); only the number of the first move of the
 //! main line is, since a game may start at any move.
 
+use super::cursor::{Cursor, Step};
 use crate::rules::Color;
 
 /// One tag pair: `[Name "value"]`.
@@ -132,14 +133,9 @@ pub struct Line {
 impl Line {
     /// The number of moves in this line and its variations.
     pub fn move_count(&self) -> usize {
-        self.nodes
-            .iter()
-            .map(|n| match n {
-                Node::Move(_) => 1,
-                Node::Variation(v) => v.move_count(),
-                _ => 0,
-            })
-            .sum()
+        Cursor::new(self, MoveNumber::FIRST, None)
+            .filter(|s| matches!(s, Step::Move { .. }))
+            .count()
     }
 
     /// The moves of this line, not counting variations.

@@ -4,7 +4,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::game::{Game, Line, Node};
+use super::cursor::{Cursor, Step};
+use super::game::{Game, Line, MoveNumber};
 use crate::rules::Variant;
 
 /// The standard long form of a variant's GameType (PDN 3.0).
@@ -230,16 +231,15 @@ impl Evidence {
     }
 
     fn line(&mut self, line: &Line) {
-        for node in &line.nodes {
-            match node {
-                Node::Move(m) => {
-                    for sq in m.text.split(['-', 'x', ':']) {
+        for step in Cursor::new(line, MoveNumber::FIRST, None) {
+            match step {
+                Step::Move { node, .. } => {
+                    for sq in node.text.split(['-', 'x', ':']) {
                         self.square(sq);
                     }
                 }
-                Node::Variation(v) => self.line(v),
-                Node::Setup(s) => self.fen(s.trim_start_matches("FEN").trim().trim_matches('"')),
-                Node::UnknownMove | Node::Comment(_) => {}
+                Step::Setup(s) => self.fen(s.trim_start_matches("FEN").trim().trim_matches('"')),
+                Step::UnknownMove { .. } | Step::Comment(_) | Step::Enter { .. } | Step::Leave => {}
             }
         }
     }
@@ -248,7 +248,7 @@ impl Evidence {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pdn::game::MoveNode;
+    use crate::pdn::game::{MoveNode, Node};
 
     #[test]
     fn reads_short_and_long_forms() {

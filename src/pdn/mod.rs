@@ -5,6 +5,8 @@
 //!   the quirks of real files and saying what it tolerated.
 //! - [`Replayer`] matches each move of the main line and of every variation against the legal
 //!   moves of the variant (from the caller, the GameType tag, or a guess from the squares).
+//! - [`Cursor`] walks a game's moves in tree order with their ids, numbers and sides; every
+//!   walker of the tree uses it.
 //! - [`Replayer::normalize`] and [`write_game`] produce strict PDN: read, normalize, write and
 //!   read again gives the same games.
 //!
@@ -21,6 +23,7 @@
 //! }
 //! ```
 
+pub mod cursor;
 pub mod diagnostic;
 pub mod game;
 pub mod gametype;
@@ -30,6 +33,7 @@ pub mod reader;
 pub mod replay;
 pub mod writer;
 
+pub use cursor::{Cursor, MoveAt, Step};
 pub use diagnostic::{Diagnostic, ErrorKind, Origin, PdnError, PdnWarning, WarningKind};
 pub use game::{
     Game, Line, MoveNode, MoveNumber, Node, Tag, fen_side, is_standard_result, setup_fen,

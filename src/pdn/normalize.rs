@@ -2,6 +2,7 @@
 //! long form, FEN only for a position other than the start, moves in the variant's notation
 //! with minimal disambiguation, a result that agrees with its tag.
 
+use super::cursor::{Context, Rewrite, rewrite};
 use super::game::{Line, Node, Tag, is_standard_result};
 use super::gametype::{Ruleset, long_form, parse_game_type};
 use super::reader::ReadGame;
@@ -21,8 +22,8 @@ impl Replayer {
     pub fn normalize(&mut self, read: &mut ReadGame) -> Replay {
         let (replay, canonical) = self.run(&read.game, &read.origin, true);
         let game = &mut read.game;
-        let mut texts = canonical.moves.into_iter();
-        rewrite_line(&mut game.moves, &mut texts);
+        let mut texts = Texts(canonical.moves);
+        rewrite(&mut game.moves, game.start, None, &mut texts);
 
         let result = game.result_text().unwrap_or("*").to_string();
         let mut tags = Vec::with_capacity(game.tags.len() + 3);
@@ -77,19 +78,27 @@ impl Replayer {
     }
 }
 
-/// Puts the replayed texts in place, tidies the others, drops empty variations.
-fn rewrite_line(line: &mut Line, texts: &mut impl Iterator<Item = Option<String>>) {
-    line.nodes
-        .retain(|n| !matches!(n, Node::Variation(v) if v.nodes.is_empty()));
-    for node in &mut line.nodes {
-        match node {
-            Node::Move(m) => match texts.next().flatten() {
-                Some(text) => m.text = text,
-                None => m.text = tidy(&m.text),
-            },
-            Node::Variation(v) => rewrite_line(v, texts),
-            Node::UnknownMove | Node::Comment(_) | Node::Setup(_) => {}
-        }
+/// The replayed texts of a game's moves, by move id, to put in place: a move not replayed
+/// is tidied instead; empty variations are dropped.
+struct Texts(Vec<Option<String>>);
+
+impl Rewrite for Texts {
+    fn node(&mut self, node: Node, at: &Context<'_>, out: &mut Vec<Node>) {
+        out.push(match node {
+            Node::Move(mut m) => {
+                let text = at
+                    .at
+                    .and_then(|at| self.0.get_mut(at.id))
+                    .and_then(Option::take);
+                m.text = text.unwrap_or_else(|| tidy(&m.text));
+                Node::Move(m)
+            }
+            other => other,
+        });
+    }
+
+    fn keep_variation(&mut self, variation: &Line, _: &Context<'_>) -> bool {
+        !variation.nodes.is_empty()
     }
 }
 

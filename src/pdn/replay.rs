@@ -8,10 +8,11 @@
 
 use std::sync::Arc;
 
+use super::cursor::{Cursor, Step};
 use super::diagnostic::{
     Diagnostic, ErrorKind, Origin, PdnError, PdnWarning, WarningKind, WarningSet,
 };
-use super::game::{Game, Line, MoveNumber, Node, fen_side, setup_fen};
+use super::game::{Game, Node, setup_fen};
 use super::gametype::{Ruleset, RulesetSource, game_type_name, guess_variant, parse_game_type};
 use super::reader::ReadGame;
 use crate::notation::movetext::matching_moves;
@@ -43,8 +44,8 @@ pub(crate) struct Canonical {
     /// The start position written as FEN, and whether it is the initial position; `None`
     /// when the game has no FEN tag or it could not be read.
     pub(crate) start: Option<(String, bool)>,
-    /// Each move's text in the variant's notation, in the order of a depth-first walk of the
-    /// tree (a variation's moves where the variation stands); `None` where not replayed.
+    /// Each move's text in the variant's notation, by move id (in tree order, see
+    /// [`cursor`](super::cursor)); `None` where not replayed and for unknown moves.
     pub(crate) moves: Vec<Option<String>>,
 }
 
@@ -374,118 +375,105 @@ impl Walk {
                 if game.tag("FEN").is_some_and(|f| !f.trim().is_empty()) {
                     self.canonical.start = Some((write_fen(&pos), pos == Position::<R>::initial()));
                 }
-                self.line(&game.moves, Some(pos), game.start);
+                self.moves::<R>(game, pos);
             }
             Err(e) => {
                 self.errors.push(e);
-                self.skip(game.moves.move_count());
+                self.skipped += game.moves.move_count();
+                if self.collect {
+                    let ids = Cursor::new(&game.moves, game.start, None)
+                        .filter(|s| matches!(s, Step::Move { .. } | Step::UnknownMove { .. }))
+                        .count();
+                    self.canonical.moves = vec![None; ids];
+                }
             }
         }
     }
 
-    /// Marks `n` moves as not replayed.
-    fn skip(&mut self, n: usize) {
-        self.skipped += n;
+    /// Notes the text of the move with the next id (`None`: not replayed, or not recorded).
+    fn collect(&mut self, text: Option<String>) {
         if self.collect {
-            self.canonical.moves.extend(std::iter::repeat_n(None, n));
+            self.canonical.moves.push(text);
         }
     }
 
-    /// Replays a line from `start` (`None`: the position is not known).
-    fn line<R: Rules>(&mut self, line: &Line, start: Option<Position<R>>, first: MoveNumber) {
+    /// Replays the moves of a game from `start`: each line from the position before the move
+    /// it replaces, to its end or to a move that does not replay (the variations of that move
+    /// are replayed).
+    fn moves<R: Rules>(&mut self, game: &Game, start: Position<R>) {
         let variant = R::VARIANT;
-        let mut pos = start;
-        // The side to move, also known after an unknown move when it was known before it.
-        let mut to_move = start.map(|p| p.side_to_move());
-        // The position before the last move of this line, and that move's number.
-        let mut before: Option<(Position<R>, MoveNumber)> = None;
-        let mut number = first;
-        for (k, node) in line.nodes.iter().enumerate() {
-            match node {
-                Node::Move(m) => {
-                    to_move = to_move.map(Color::opponent);
-                    before = pos.map(|p| (p, number));
-                    match pos {
-                        None => {
-                            self.skip(1);
-                        }
-                        Some(p) => {
-                            let legal = legal_moves(&p);
-                            let read = read_move(&p, &legal, &m.text, &line.nodes[k + 1..]);
-                            match read {
-                                Ok((found, ambiguity)) => {
-                                    if let Some((readings, decided)) = ambiguity {
-                                        self.warnings.push(WarningKind::AmbiguousMove {
-                                            number,
-                                            text: m.text.clone(),
-                                            readings,
-                                            chosen: full_path_text(variant, found),
-                                            decided,
-                                        });
-                                    }
-                                    if !found.mv.is_capture() && m.text.contains(['x', ':']) {
-                                        self.warnings.push(WarningKind::CaptureMarkOnQuietMove {
-                                            text: m.text.clone(),
-                                        });
-                                    }
-                                    if self.collect {
-                                        let index = legal
-                                            .iter()
-                                            .position(|l| std::ptr::eq(l, found))
-                                            .unwrap_or(0);
-                                        self.canonical
-                                            .moves
-                                            .push(Some(move_text(variant, &legal, index)));
-                                    }
-                                    self.moves += 1;
-                                    pos = Some(p.play(&found.mv));
-                                }
-                                Err(error) => {
-                                    self.errors.push(ErrorKind::Move {
-                                        number,
-                                        error,
-                                        fen: write_fen(&p),
-                                    });
-                                    if self.collect {
-                                        self.canonical.moves.push(None);
-                                    }
-                                    pos = None;
-                                }
+        let mut cursor =
+            Cursor::with_place(&game.moves, game.start, Some(start.side_to_move()), start);
+        while let Some(step) = cursor.next() {
+            match step {
+                Step::Move { at, node: m, rest } => {
+                    let number = at.number;
+                    let Some(&p) = cursor.before() else {
+                        self.skipped += 1;
+                        self.collect(None);
+                        continue;
+                    };
+                    let legal = legal_moves(&p);
+                    match read_move(&p, &legal, &m.text, rest) {
+                        Ok((found, ambiguity)) => {
+                            if let Some((readings, decided)) = ambiguity {
+                                self.warnings.push(WarningKind::AmbiguousMove {
+                                    number,
+                                    text: m.text.clone(),
+                                    readings,
+                                    chosen: full_path_text(variant, found),
+                                    decided,
+                                });
                             }
+                            if !found.mv.is_capture() && m.text.contains(['x', ':']) {
+                                self.warnings.push(WarningKind::CaptureMarkOnQuietMove {
+                                    text: m.text.clone(),
+                                });
+                            }
+                            if self.collect {
+                                let index = legal
+                                    .iter()
+                                    .position(|l| std::ptr::eq(l, found))
+                                    .unwrap_or(0);
+                                self.collect(Some(move_text(variant, &legal, index)));
+                            }
+                            self.moves += 1;
+                            cursor.set_place(Some(p.play(&found.mv)));
                         }
-                    }
-                    number = number.next();
-                }
-                Node::UnknownMove => {
-                    if pos.is_some() {
-                        self.warnings.push(WarningKind::UnknownMove { number });
-                    }
-                    to_move = to_move.map(Color::opponent);
-                    before = pos.map(|p| (p, number));
-                    pos = None;
-                    number = number.next();
-                }
-                Node::Variation(v) => match before {
-                    Some((p, n)) => self.line(v, Some(p), n),
-                    None => self.skip(v.move_count()),
-                },
-                Node::Setup(command) => {
-                    before = None;
-                    let fen = setup_fen(command);
-                    number = number.after_setup(to_move, fen_side(fen));
-                    to_move = fen_side(fen);
-                    match parse_fen::<R>(fen) {
-                        Ok(p) => pos = Some(p),
-                        Err(e) => {
-                            self.errors.push(ErrorKind::BadSetup {
-                                text: command.clone(),
-                                reason: e.to_string(),
+                        Err(error) => {
+                            self.errors.push(ErrorKind::Move {
+                                number,
+                                error,
+                                fen: write_fen(&p),
                             });
-                            pos = None;
+                            self.collect(None);
                         }
                     }
                 }
-                Node::Comment(_) => {}
+                Step::UnknownMove { at } => {
+                    if cursor.before().is_some() {
+                        self.warnings
+                            .push(WarningKind::UnknownMove { number: at.number });
+                    }
+                    self.collect(None);
+                }
+                Step::Enter { variation, .. } => {
+                    if cursor.place().is_none() {
+                        self.skipped += variation.move_count();
+                        let ids = cursor.skip_variation();
+                        if self.collect {
+                            self.canonical.moves.extend(std::iter::repeat_n(None, ids));
+                        }
+                    }
+                }
+                Step::Setup(command) => match parse_fen::<R>(setup_fen(command)) {
+                    Ok(p) => cursor.set_place(Some(p)),
+                    Err(e) => self.errors.push(ErrorKind::BadSetup {
+                        text: command.to_string(),
+                        reason: e.to_string(),
+                    }),
+                },
+                Step::Comment(_) | Step::Leave => {}
             }
         }
     }

@@ -3,7 +3,8 @@
 //! The writer prints the tree as it is; [`Replayer::normalize`](super::Replayer::normalize)
 //! first puts a game in strict form (tag order, GameType, FEN, move notation, result).
 
-use super::game::{Game, Line, MoveNumber, Node, fen_side, setup_fen};
+use super::cursor::{Cursor, Step};
+use super::game::{Game, Line, MoveNumber, fen_side};
 use super::gametype::{Ruleset, parse_game_type};
 use crate::rules::{Color, Rules};
 use crate::with_rules;
@@ -118,14 +119,15 @@ fn comment_words(comment: &str) -> Vec<String> {
         .collect()
 }
 
-/// The words of a line, each kept whole on an output line: a numbered move (`12. 32-28!`)
-/// counts as one. `to_move` is the side to move at the start of the line, if known.
-fn line_units(line: &Line, first: MoveNumber, to_move: Option<Color>, units: &mut Vec<String>) {
-    let mut number = first;
-    let mut last = first;
-    let mut to_move = to_move;
-    let mut last_side = to_move;
+/// The words of a line and its variations, each kept whole on an output line: a numbered
+/// move (`12. 32-28!`) counts as one. The first move is numbered `first` and played by `side`,
+/// if known.
+fn line_units(line: &Line, first: MoveNumber, side: Option<Color>, units: &mut Vec<String>) {
+    // Whether the next move is numbered even if it is the second of its pair: at the start of
+    // a line, after a comment, a variation or a setup command.
     let mut numbered = true;
+    // Where each variation being written starts in `units`.
+    let mut opened = Vec::new();
     let push_move = |units: &mut Vec<String>, text: &str, numbered: bool, n: MoveNumber| {
         if !n.second || numbered {
             units.push(format!("{n} {text}"));
@@ -133,30 +135,22 @@ fn line_units(line: &Line, first: MoveNumber, to_move: Option<Color>, units: &mu
             units.push(text.to_string());
         }
     };
-    for node in &line.nodes {
-        match node {
-            Node::Move(m) => {
+    for step in Cursor::new(line, first, side) {
+        match step {
+            Step::Move { at, node: m, .. } => {
                 let mut text = m.text.clone();
                 if let Some(s) = &m.strength {
                     text.push_str(s);
                 }
-                push_move(units, &text, numbered, number);
+                push_move(units, &text, numbered, at.number);
                 units.extend(m.nags.iter().map(|n| format!("${n}")));
                 numbered = false;
-                last = number;
-                last_side = to_move;
-                number = number.next();
-                to_move = to_move.map(Color::opponent);
             }
-            Node::UnknownMove => {
-                push_move(units, "- -", numbered, number);
+            Step::UnknownMove { at } => {
+                push_move(units, "- -", numbered, at.number);
                 numbered = false;
-                last = number;
-                last_side = to_move;
-                number = number.next();
-                to_move = to_move.map(Color::opponent);
             }
-            Node::Comment(c) => {
+            Step::Comment(c) => {
                 let mut words = comment_words(c);
                 if words.is_empty() {
                     units.push("{}".to_string());
@@ -169,23 +163,22 @@ fn line_units(line: &Line, first: MoveNumber, to_move: Option<Color>, units: &mu
                 }
                 numbered = true;
             }
-            Node::Variation(v) => {
-                let mut sub = Vec::new();
-                line_units(v, last, last_side, &mut sub);
-                if let Some(w) = sub.first_mut() {
-                    w.insert(0, '(');
-                }
-                if let Some(w) = sub.last_mut() {
-                    w.push(')');
-                }
-                units.extend(sub);
+            Step::Enter { .. } => {
+                opened.push(units.len());
                 numbered = true;
             }
-            Node::Setup(s) => {
+            Step::Leave => {
+                let start = opened.pop().unwrap_or(units.len());
+                if let Some(w) = units.get_mut(start) {
+                    w.insert(0, '(');
+                }
+                if let Some(w) = units[start..].last_mut() {
+                    w.push(')');
+                }
+                numbered = true;
+            }
+            Step::Setup(s) => {
                 units.push(format!("/{s}/"));
-                let side = fen_side(setup_fen(s));
-                number = number.after_setup(to_move, side);
-                to_move = side;
                 numbered = true;
             }
         }
@@ -195,7 +188,7 @@ fn line_units(line: &Line, first: MoveNumber, to_move: Option<Color>, units: &mu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pdn::game::{MoveNode, Tag};
+    use crate::pdn::game::{MoveNode, Node, Tag};
 
     #[test]
     fn wraps_and_numbers() {
