@@ -7,7 +7,9 @@
 
 use std::fmt;
 
-use super::squares::{capture_separator, file_rank, parse_square, square_name, square_order};
+pub use crate::rules::sort_moves;
+
+use super::squares::{capture_separator, file_rank, parse_square, square_name};
 use crate::rules::{LegalMove, MovePath, Square, Variant};
 
 /// Why a move text did not name exactly one legal move.
@@ -186,15 +188,4 @@ fn sorted_texts<'a>(variant: Variant, moves: impl Iterator<Item = &'a LegalMove>
     let mut moves: Vec<&LegalMove> = moves.collect();
     sort_moves(variant, &mut moves);
     moves.iter().map(|m| full_path_text(variant, m)).collect()
-}
-
-/// Sorts moves as a reader expects them: by start square, then end, then path.
-pub fn sort_moves(variant: Variant, moves: &mut [&LegalMove]) {
-    moves.sort_by_key(|m| {
-        m.paths[0]
-            .squares
-            .iter()
-            .map(|&sq| square_order(variant, sq))
-            .collect::<Vec<_>>()
-    });
 }

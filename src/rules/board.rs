@@ -211,7 +211,7 @@ pub trait Geometry: Copy + Default + Send + Sync + 'static {
     /// The four step directions, indexed as described at [`OPPOSITE`].
     const DIRS: [Dir; 4];
     /// `RAYS[d][s]`: the squares a flying piece on square bit `s` passes going direction `d`
-    /// on an empty board ([`rays`]).
+    /// on an empty board (`rays`).
     const RAYS: [[u64; 64]; 4];
     /// Direction set (bit per index) of a man's forward moves, by colour.
     const FORWARD: [u8; 2];

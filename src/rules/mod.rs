@@ -6,6 +6,7 @@ pub mod board;
 pub mod draw;
 pub mod movegen;
 pub mod moves;
+pub mod numbering;
 pub mod perft;
 pub mod position;
 pub mod variant;
@@ -17,6 +18,7 @@ pub use movegen::{
     legal_moves, may_capture, with_moves,
 };
 pub use moves::{LegalMove, Move, MovePath};
+pub use numbering::sort_moves;
 pub use perft::{divide, perft};
 pub use position::{Position, PositionError};
 pub use variant::{

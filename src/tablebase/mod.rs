@@ -3,21 +3,23 @@
 //! positioned reads (or a memory map, see [`Access`]).
 //!
 //! The modules are in layers, each importing only those listed before it: the vocabulary
-//! ([`value`], `unread`, the filesystem [`fs`]), the index of a slice ([`index`]), the file
-//! format ([`format`]), the tables directory ([`store`]), the probe ([`probe`]), then the passes that write and check files side by side
-//! ([`generate`], [`verify`], [`compact`]). The file format is described in
-//! `docs/FORMAT.md`.
+//! (`value`: results and the best-of fold; `unread`: the positions files may leave out; the
+//! filesystem [`fs`]), the index of a slice (`index`), the file format
+//! ([`format`](mod@format)), the tables directory ([`Store`]), the probe ([`probe`]), then
+//! the passes that write and check files side by side ([`generate`], `verify`, `compact`).
+//! What other crates use is re-exported here; [`format`](mod@format) is public for tools
+//! that read table files themselves. The file format is described in `docs/FORMAT.md`.
 
-pub mod compact;
+mod compact;
 pub mod format;
 pub mod fs;
 pub mod generate;
-pub mod index;
+mod index;
 pub mod probe;
-pub mod store;
+mod store;
 mod unread;
-pub mod value;
-pub mod verify;
+mod value;
+mod verify;
 
 pub use compact::{DerivedRules, LeftUnread, OneSide, derive_rules, leave_unread, one_side};
 pub use format::{Access, FileKind, TableError};

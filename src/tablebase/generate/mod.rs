@@ -1,12 +1,12 @@
 //! Building tables by retrograde analysis, slice pair by slice pair, in parts.
 //!
 //! A job builds a slice and its twin (same material, the other side to move) together. Its
-//! positions are split by the placement of the men ([`crate::tablebase::index::levels`]): men never move back, so the
-//! placements are solved level by level from the most advanced, each level reading only
+//! positions are split by the placement of the men (`index::levels`): men never move back,
+//! so the placements are solved level by level from the most advanced, each level reading only
 //! itself, the level above and the slices that captures and crownings lead to. A level is
 //! solved in units in parallel (rayon), each unit by one thread in a small array
-//! ([`solve`]); a finished level is packed into a temporary file once the level below is
-//! solved, and the files are written from there in index order ([`output`]). So a job holds
+//! (`solve`); a finished level is packed into a temporary file once the level below is
+//! solved, and the files are written from there in index order (`output`). So a job holds
 //! two levels at a time, two bytes a position, not its slices.
 
 mod capture_memo;

@@ -6,9 +6,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::capture::{Captures, Window, best_after, resolve_by};
 use crate::Variant;
-use crate::notation::movetext::sort_moves;
 use crate::rules::{
     Color, Counters, LegalMove, Move, Position, RuleSet, Rules, captures, legal_moves, may_capture,
+    sort_moves,
 };
 use crate::tablebase::format::{Access, BlockCache, TableFile};
 use crate::tablebase::format::{FileKind, RuleValue, TableError};
