@@ -21,5 +21,7 @@ pub mod tablebase;
 
 pub mod position;
 
+mod variant;
+
 #[cfg(test)]
 mod tests;

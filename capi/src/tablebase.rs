@@ -8,8 +8,8 @@ use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
 use damka::tablebase::{Outcome, ProbeError, RuleCategory, TableError, Tablebase, Wdl};
 use damka::with_rules;
 
-use crate::position::variant_of_name;
 use crate::status::{Failure, damka_status, guard, guard_ptr, null, str_arg};
+use crate::variant::variant_of_name;
 
 /// An open tables directory. Opaque; every function taking one may be called from any
 /// number of threads at once.

@@ -18,6 +18,7 @@ use damka::{Variant, with_rules};
 use crate::position::*;
 use crate::status::{damka_last_error, damka_status};
 use crate::tablebase::*;
+use crate::variant::variant_of_number;
 
 #[path = "../../tests/common/mod.rs"]
 mod common;

@@ -158,6 +158,16 @@ pub struct Cursor<'a, P = ()> {
     next_id: usize,
 }
 
+impl Line {
+    /// The number of moves in this line and its variations (unknown moves `- -` not
+    /// counted), found by a [`Cursor`] over it.
+    pub fn move_count(&self) -> usize {
+        Cursor::new(self, MoveNumber::FIRST, None)
+            .filter(|s| matches!(s, Step::Move { .. }))
+            .count()
+    }
+}
+
 impl<'a> Cursor<'a, ()> {
     /// A walk over `line`, whose first move is numbered `first` and played by `side`.
     pub fn new(line: &'a Line, first: MoveNumber, side: Option<Color>) -> Self {

@@ -6,7 +6,6 @@
 //! move (they follow from the order of the moves); only the number of the first move of the
 //! main line is, since a game may start at any move.
 
-use super::cursor::{Cursor, Step};
 use crate::rules::Color;
 
 /// One tag pair: `[Name "value"]`.
@@ -131,13 +130,6 @@ pub struct Line {
 }
 
 impl Line {
-    /// The number of moves in this line and its variations.
-    pub fn move_count(&self) -> usize {
-        Cursor::new(self, MoveNumber::FIRST, None)
-            .filter(|s| matches!(s, Step::Move { .. }))
-            .count()
-    }
-
     /// The moves of this line, not counting variations.
     pub fn moves(&self) -> impl Iterator<Item = &MoveNode> {
         self.nodes.iter().filter_map(|n| match n {
