@@ -4,7 +4,7 @@
 //! that a reader may find: tables, rules files, job lists, PDN and report outputs.
 
 use std::fs::File;
-use std::io::{self, Write};
+use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// The temporary name a file of `target` is written under: `.NAME.PID.tmp` in the same
@@ -83,6 +83,12 @@ impl Write for AtomicFile {
 
     fn flush(&mut self) -> io::Result<()> {
         self.file().flush()
+    }
+}
+
+impl Seek for AtomicFile {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.file().seek(pos)
     }
 }
 

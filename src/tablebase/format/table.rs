@@ -61,8 +61,8 @@ pub struct TableFile {
 }
 
 impl TableFile {
-    /// Opens and checks `path`, reading blocks with positioned reads: see
-    /// [`TableFile::open_with`].
+    /// Opens and checks `path` of the operating system's files, reading blocks with
+    /// positioned reads: see [`TableFile::open_in`].
     pub fn open(
         path: &Path,
         kind: FileKind,
@@ -70,19 +70,7 @@ impl TableFile {
         material: Material,
         id: u32,
     ) -> Result<TableFile, TableError> {
-        TableFile::open_with(path, kind, variant, material, id, Access::Read)
-    }
-
-    /// Opens and checks `path` of the operating system's files: see [`TableFile::open_in`].
-    pub fn open_with(
-        path: &Path,
-        kind: FileKind,
-        variant: Variant,
-        material: Material,
-        id: u32,
-        access: Access,
-    ) -> Result<TableFile, TableError> {
-        TableFile::open_in(&Os, path, kind, variant, material, id, access)
+        TableFile::open_in(&Os, path, kind, variant, material, id, Access::Read)
     }
 
     /// Opens and checks `path` of `fs`: header checksum, every header field against the

@@ -304,23 +304,7 @@ fn build_packed<R: Rules>(
 ) -> Result<Vec<SliceReport>, GenerateError> {
     let dir = tb.dir().join(R::VARIANT.name());
     fs::create_dir_all(&dir).map_err(|e| GenerateError::Io(dir.clone(), e))?;
-    let mut temporary = Temporary(Vec::new());
-    let result = build_into::<R>(job, tb, rules, progress, packing, &dir, &mut temporary);
-    if result.is_ok() {
-        temporary.0.clear();
-    }
-    result
-}
-
-/// Paths removed when dropped (a failed build's temporary files).
-struct Temporary(Vec<PathBuf>);
-
-impl Drop for Temporary {
-    fn drop(&mut self) {
-        for p in &self.0 {
-            let _ = fs::remove_file(p);
-        }
-    }
+    build_into::<R>(job, tb, rules, progress, packing, &dir)
 }
 
 fn build_into<R: Rules>(
@@ -330,7 +314,6 @@ fn build_into<R: Rules>(
     progress: &dyn Progress,
     packing: Packing,
     dir: &Path,
-    temporary: &mut Temporary,
 ) -> Result<Vec<SliceReport>, GenerateError> {
     let rule_set = rule_set_byte(rules);
     let [a, b] = job.key().sides();
@@ -408,58 +391,50 @@ fn build_into<R: Rules>(
     let mut written = Vec::new();
     let mut reports = Vec::new();
     for (s, &m) in job.slices.iter().enumerate() {
-        let file = |kind: FileKind| {
-            let path = tb.store().path(R::VARIANT, m, kind);
-            let tmp = crate::files::temporary_path(&path);
-            (kind, tmp, path)
-        };
-        let paths = FileKind::BUILT.map(file);
-        let rules_path = rule_set.map(|r| (file(FileKind::Rules), r));
-        temporary.0.extend(paths.iter().map(|p| p.1.clone()));
-        temporary.0.extend(rules_path.iter().map(|p| p.0.1.clone()));
+        let path = |kind: FileKind| tb.store().path(R::VARIANT, m, kind);
+        let paths = FileKind::BUILT.map(path);
+        let rules_path = rule_set.map(|r| (path(FileKind::Rules), r));
         let header = output::base_header(R::VARIANT, m, work.index[s].size());
-        let bytes = packed.write_slice(
+        let files = packed.write_slice(
             &work.placements,
             s,
             header,
             counts[s],
             output::SlicePaths {
-                tables: [
-                    paths[0].1.as_path(),
-                    paths[1].1.as_path(),
-                    paths[2].1.as_path(),
-                ],
-                rules: rules_path
-                    .as_ref()
-                    .map(|((_, tmp, _), r)| (tmp.as_path(), *r)),
+                tables: [&paths[0], &paths[1], &paths[2]],
+                rules: rules_path.as_ref().map(|(p, r)| (p.as_path(), *r)),
             },
             |n| progress.advance(n),
         )?;
-        for (kind, tmp, _) in paths.iter().chain(rules_path.iter().map(|p| &p.0)) {
-            TableFile::open(tmp, *kind, R::VARIANT, m, u32::MAX)
+        for (kind, file, _) in &files {
+            TableFile::open(file.temp_path(), *kind, R::VARIANT, m, u32::MAX)
                 .and_then(|t| t.check_blocks())
                 .map_err(GenerateError::Check)?;
         }
+        let bytes = |kind| {
+            let file = files.iter().find(|(k, ..)| *k == kind);
+            file.map_or(0, |(.., bytes)| *bytes)
+        };
         reports.push(SliceReport {
             material: m,
             positions: work.index[s].size(),
-            wdl_bytes: bytes[0],
-            dtw_bytes: bytes[1],
-            dtc_bytes: bytes[2],
-            rules_bytes: bytes[3],
+            wdl_bytes: bytes(FileKind::Wdl),
+            dtw_bytes: bytes(FileKind::Dtw),
+            dtc_bytes: bytes(FileKind::Dtc),
+            rules_bytes: bytes(FileKind::Rules),
             skipped: false,
         });
-        written.extend(paths.map(|(_, tmp, path)| (tmp, path)));
-        written.extend(rules_path.map(|((_, tmp, path), _)| (tmp, path)));
+        written.extend(files);
     }
     drop(packed);
     progress.finish();
-    for (tmp, path) in written {
-        fs::rename(&tmp, &path).map_err(|e| GenerateError::Io(path.clone(), e))?;
+    // Committed only once every file of the job is written and checked: a failed build
+    // leaves none (each uncommitted file is removed as it is dropped).
+    for (_, file, _) in written {
+        let target = file.target().to_path_buf();
+        file.commit().map_err(|e| GenerateError::Io(target, e))?;
     }
-    crate::files::sync_dir(dir)
-        .map(|()| reports)
-        .map_err(|e| GenerateError::Io(dir.to_path_buf(), e))
+    Ok(reports)
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use super::packing::Packing;
 use super::solve::Counts;
 use super::unit::{CAPTURE, CODE, NO_POSITION, derived_code, solved_outcome};
 use crate::Variant;
+use crate::files::AtomicFile;
 use crate::rules::Rules;
 use crate::tablebase::format::DERIVED_FROM_PIECES;
 use crate::tablebase::format::encode::{compress, compress_with, fill_runs};
@@ -173,7 +174,7 @@ impl Packed {
     /// rule results), with `counts` of its stored values. A rules file whose every result
     /// was derived, of a slice of at least [`DERIVED_FROM_PIECES`] pieces, is a header that
     /// says so ([`RulesDerived::All`]), as `damka compact` leaves it. Returns their lengths
-    /// (0 for no rules file).
+    /// (0 for no rules file) and the files, to be checked and committed.
     pub fn write_slice<R: Rules>(
         &self,
         placements: &Placements<R>,
@@ -182,7 +183,7 @@ impl Packed {
         counts: Counts,
         paths: SlicePaths<'_>,
         mut progress: impl FnMut(u64),
-    ) -> Result<[u64; 4], GenerateError> {
+    ) -> Result<Written, GenerateError> {
         let SlicePaths {
             tables: paths,
             rules,
@@ -261,7 +262,7 @@ impl Packed {
             dtc_bits,
             rule_bits: bits(counts.max_rule),
         };
-        let mut rules_bytes = 0;
+        let mut written = Written::new();
         if let Some((path, rule_set, rules_derived)) = rules {
             let file = BlockFile::create(
                 path,
@@ -284,7 +285,7 @@ impl Packed {
                 },
             )?;
             match rules_derived {
-                RulesDerived::All => rules_bytes = file.finish()?,
+                RulesDerived::All => written.push(file.finish()?),
                 _ => files.rules = Some(file),
             }
         }
@@ -309,15 +310,15 @@ impl Packed {
             progress(chunk[0].len() as u64);
             std::mem::swap(&mut chunk, &mut next);
         }
-        Ok([
-            files.wdl.finish()?,
-            files.dtw.finish()?,
-            files.dtc.finish()?,
-            match files.rules {
-                Some(f) => f.finish()?,
-                None => rules_bytes,
-            },
-        ])
+        for file in [
+            Some(files.wdl),
+            Some(files.dtw),
+            Some(files.dtc),
+            files.rules,
+        ] {
+            written.extend(file.map(BlockFile::finish).transpose()?);
+        }
+        Ok(written)
     }
 }
 
@@ -382,13 +383,16 @@ impl<R: Rules, S: Read> SliceValues<'_, R, S> {
     }
 }
 
-/// Where a slice's files are written.
+/// Where a slice's files go (each written under its temporary name until committed).
 pub(super) struct SlicePaths<'a> {
     /// The `wdl`, `dtw` and `dtc` files.
     pub tables: [&'a Path; 3],
     /// The rules file with its rule set's header byte, when the job builds rule results.
     pub rules: Option<(&'a Path, u8)>,
 }
+
+/// A slice's files, written whole and not yet committed, with their kinds and lengths.
+pub(super) type Written = Vec<(FileKind, AtomicFile, u64)>;
 
 /// The files of a slice being written.
 struct Files {
@@ -516,7 +520,7 @@ impl Files {
 /// the space kept for them at the front.
 struct BlockFile {
     path: PathBuf,
-    out: BufWriter<File>,
+    out: BufWriter<AtomicFile>,
     header: Header,
     offsets: Vec<u64>,
     crcs: Vec<u32>,
@@ -531,7 +535,7 @@ impl BlockFile {
             _ => header.positions.div_ceil(header.block_positions as u64) as u32,
         };
         let start = (HEADER_SIZE + header.table_size()) as u64;
-        let mut out = BufWriter::new(File::create(path).map_err(io)?);
+        let mut out = BufWriter::new(AtomicFile::create(path).map_err(io)?);
         out.seek(SeekFrom::Start(start)).map_err(io)?;
         Ok(BlockFile {
             path: path.to_path_buf(),
@@ -553,8 +557,9 @@ impl BlockFile {
         Ok(())
     }
 
-    /// Writes the block table and the header, syncs, and returns the file's length.
-    fn finish(mut self) -> Result<u64, GenerateError> {
+    /// Writes the block table and the header; returns the file, to be committed, with its
+    /// kind and length.
+    fn finish(mut self) -> Result<(FileKind, AtomicFile, u64), GenerateError> {
         let io = |e| GenerateError::Io(self.path.clone(), e);
         if self.crcs.len() != self.header.blocks as usize {
             return Err(GenerateError::Limit(format!(
@@ -577,8 +582,7 @@ impl BlockFile {
         self.out.write_all(&self.header.to_bytes()).map_err(io)?;
         self.out.write_all(&table).map_err(io)?;
         let file = self.out.into_inner().map_err(|e| io(e.into_error()))?;
-        file.sync_all().map_err(io)?;
-        Ok(self.end)
+        Ok((self.header.kind, file, self.end))
     }
 }
 

@@ -38,11 +38,7 @@ pub(super) fn read_level<R: Rules>(
     pair: &PairIndex<R>,
     (level, above): (usize, Option<&Level>),
 ) -> Result<ReadLevel, ProbeError> {
-    let PairIndex {
-        index,
-        placements,
-        arrangements,
-    } = pair;
+    let (index, placements, arrangements) = (&pair.index, &pair.placements, &pair.arrangements);
     let members = placements.members(level);
     let kings = placements.kings_per_placement();
     let mut values = vec![0u16; members.len() * kings as usize];

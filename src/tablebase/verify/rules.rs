@@ -48,11 +48,7 @@ pub(super) fn layered_rules<R: Rules>(
     above: Option<&Level>,
     (set, material): (&RuleSet, u32),
 ) -> Result<Level, ProbeError> {
-    let PairIndex {
-        index,
-        placements,
-        arrangements,
-    } = pair;
+    let (index, placements, arrangements) = (&pair.index, &pair.placements, &pair.arrangements);
     let members = placements.members(level);
     let kings = placements.kings_per_placement();
     let positions = members.len() * kings as usize;
