@@ -1019,3 +1019,40 @@ fn compact_keeps_every_answer() {
         assert_eq!(probe(&dir), probe(tables(Variant::English).dir()), "{fen}");
     }
 }
+
+/// Counts given at their largest (`--quiet-plies 4294967295`) are past every limit and stay
+/// there after a move: First Position and each of its winning moves are wins the counts
+/// draw (cursed), none a win.
+#[test]
+fn counts_at_their_largest_stay_past_the_limit() {
+    let dir = tables(Variant::English).dir().to_path_buf();
+    let fen = "W:WK19,K23:BK28,12";
+    let out = Command::new(env!("CARGO_BIN_EXE_damka"))
+        .args(["probe", "--variant", "english", "--fen", fen, "--tables"])
+        .arg(&dir)
+        .args(["--quiet-plies", "4294967295"])
+        .output()
+        .expect("damka runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[..3],
+        ["result win", "dtw 61", "rules cursed-win"],
+        "{text}"
+    );
+    let moves: Vec<&str> = lines.iter().skip(4).copied().collect();
+    assert!(!moves.is_empty(), "{text}");
+    for line in moves {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let rule = words.last().copied().unwrap_or_default();
+        match words.get(1).copied() {
+            Some("win") => assert_eq!(rule, "cursed-win", "{line}"),
+            _ => assert_ne!(rule, "win", "{line}"),
+        }
+    }
+}

@@ -459,11 +459,16 @@ impl RuleSet {
         let side = before.side_to_move();
         let capture = after.occupied().count() < before.occupied().count();
         let man_moved = before.men_of(side) != after.men_of(side);
-        let quiet = if capture || man_moved { 0 } else { c.quiet + 1 };
+        // Counts past every limit stay past it (a count given at u32::MAX never wraps).
+        let quiet = if capture || man_moved {
+            0
+        } else {
+            c.quiet.saturating_add(1)
+        };
         let same_material = !capture && after.kings().count() == before.kings().count();
         let material = match (self.material_rule_of(before), self.material_rule_of(after)) {
             (Some((i, rule)), Some((j, _))) if i == j && (same_material || rule.continues) => {
-                c.material + 1
+                c.material.saturating_add(1)
             }
             _ => 0,
         };
@@ -729,6 +734,21 @@ mod tests {
         assert_eq!(r.game_draw(&game), None);
         let fifty = RuleSet::find(Variant::English, "rulepage-50").unwrap();
         assert_eq!(fifty.game_plies_left(&game[..3]), Some(98));
+    }
+
+    #[test]
+    fn counts_at_their_limit_never_wrap() {
+        let p = |fen| parse_fen::<International>(fen).unwrap();
+        let full = Counters {
+            quiet: u32::MAX,
+            material: u32::MAX,
+        };
+        // A king's move in 6.3 (three kings against one) counts on both counters.
+        let (a, b) = (p("W:WK1,K2,K3:BK50"), p("B:WK7,K2,K3:BK50"));
+        let r = RuleSet::default_for(Variant::International);
+        assert_eq!(r.next(&a, full, &b), full);
+        assert_eq!(r.plies_left(&b, full), Some(0));
+        assert_eq!(r.result_plies_left(&b, full), Some(0));
     }
 
     #[test]
