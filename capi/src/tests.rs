@@ -561,3 +561,16 @@ fn every_variant_has_a_c_value_numbered_as_its_game_type() {
     let message = unknown.message.to_string_lossy();
     assert!(message.contains("20, 21, 22, 24, 25, 26, 30"), "{message}");
 }
+
+#[test]
+fn a_cache_too_large_returns_null_with_the_reason() {
+    let dir = c(tables_dir().to_str().expect("a UTF-8 path"));
+    for bytes in [usize::MAX, 1 << 62] {
+        // Safety: a NUL-terminated string.
+        let tb = unsafe { damka_open_with_cache(dir.as_ptr(), bytes) };
+        assert!(tb.is_null(), "{bytes}");
+        let error = last_error();
+        assert!(error.contains("a block cache of"), "{error}");
+        assert!(error.contains(&bytes.to_string()), "{error}");
+    }
+}

@@ -748,3 +748,24 @@ fn a_stuck_client_does_not_hold_up_the_stop() {
     assert!(log.iter().any(|l| l == "damka serve: stopped"), "{log:?}");
     drop(stuck);
 }
+
+/// A block cache larger than memory can hold is refused at start with the reason (exit 1),
+/// not an abort.
+#[test]
+fn a_cache_too_large_is_refused_at_start() {
+    let dir = tables().to_str().expect("a UTF-8 path").to_string();
+    let out = Command::new(DAMKA)
+        .args(["serve", "--tables", &dir, "--bind", "127.0.0.1:0"])
+        .args(["--cache", "18446744073709551615"])
+        .output()
+        .expect("damka runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "error: {dir}: a block cache of {} bytes cannot be had",
+            usize::MAX
+        )
+    );
+}

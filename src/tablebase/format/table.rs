@@ -479,21 +479,33 @@ pub struct BlockCache {
 }
 
 impl BlockCache {
-    /// A cache holding at most about `bytes` of decoded blocks (at least one page).
-    pub fn new(bytes: usize) -> Self {
+    /// A cache holding at most about `bytes` of decoded blocks (at least one page); an error
+    /// of kind `OutOfMemory` where that much memory cannot be had, never an abort.
+    pub fn new(bytes: usize) -> std::io::Result<Self> {
         let pages = (bytes / PAGE_BYTES).max(1);
-        BlockCache {
+        let too_large = || {
+            std::io::Error::new(
+                ErrorKind::OutOfMemory,
+                format!("a block cache of {bytes} bytes cannot be had"),
+            )
+        };
+        let mut tags = Vec::new();
+        tags.try_reserve_exact(pages).map_err(|_| too_large())?;
+        tags.extend((0..pages).map(|_| PageTag {
+            seq: AtomicU64::new(0),
+            key: AtomicU64::new(EMPTY),
+            referenced: AtomicBool::new(false),
+        }));
+        let words = pages
+            .checked_mul(PAGE_WORDS)
+            .and_then(zeroed_words)
+            .ok_or_else(too_large)?;
+        Ok(BlockCache {
             id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
-            tags: (0..pages)
-                .map(|_| PageTag {
-                    seq: AtomicU64::new(0),
-                    key: AtomicU64::new(EMPTY),
-                    referenced: AtomicBool::new(false),
-                })
-                .collect(),
-            words: zeroed_words(pages * PAGE_WORDS),
+            tags: tags.into_boxed_slice(),
+            words,
             hand: Mutex::new(0),
-        }
+        })
     }
 
     /// The stored value at `index` of table `table` (whose slots are `slots`), if its page
@@ -585,16 +597,37 @@ impl BlockCache {
 
 /// `n` words of zero, from a zeroed allocation: the system allocator takes a large one
 /// straight from the operating system, which backs each memory page when first written.
-fn zeroed_words(n: usize) -> Box<[AtomicU64]> {
-    let words = Box::<[AtomicU64]>::new_zeroed_slice(n);
-    // Safety: an `AtomicU64` of all-zero bytes is a valid zero.
-    unsafe { words.assume_init() }
+/// `None` where the system refuses the memory or its size does not fit in an address.
+fn zeroed_words(n: usize) -> Option<Box<[AtomicU64]>> {
+    let layout = std::alloc::Layout::array::<AtomicU64>(n).ok()?;
+    if layout.size() == 0 {
+        return Some(Box::new([]));
+    }
+    // Safety: the layout has a non-zero size.
+    let words = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<AtomicU64>();
+    if words.is_null() {
+        return None;
+    }
+    // Safety: `words` is a fresh allocation of `layout`, `n` values of `AtomicU64`, whose
+    // all-zero bytes are valid zeros; the box frees it with the same layout.
+    Some(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(words, n)) })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::tablebase::format::pack;
+
+    /// A cache larger than memory, or than an address can say, is an error, not an abort.
+    #[test]
+    fn a_cache_too_large_is_an_error() {
+        for bytes in [usize::MAX, usize::MAX / 2, 1 << 62] {
+            let e = BlockCache::new(bytes).err().expect("refused");
+            assert_eq!(e.kind(), ErrorKind::OutOfMemory, "{bytes}");
+            assert!(e.to_string().contains(&bytes.to_string()), "{e}");
+        }
+        assert!(BlockCache::new(0).is_ok(), "one page at least");
+    }
 
     /// A frame of 16-bit values decodes in place to the values, and a frame of another
     /// length is an error, not values half filled.
@@ -655,8 +688,8 @@ mod tests {
                 .map(|i| (i.wrapping_mul(0x9E37_79B9) >> 7) as u16 & ((1u32 << bits) - 1) as u16)
                 .collect();
             let slots = PageSlots::new(&h);
-            let cache = BlockCache::new(2 * PAGE_BYTES);
-            let other = BlockCache::new(2 * PAGE_BYTES);
+            let cache = BlockCache::new(2 * PAGE_BYTES).expect("a small cache");
+            let other = BlockCache::new(2 * PAGE_BYTES).expect("a small cache");
             for (b, block) in values.chunks(block_positions as usize).enumerate() {
                 let start = b as u64 * block_positions as u64;
                 assert_eq!(

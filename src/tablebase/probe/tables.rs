@@ -161,9 +161,11 @@ impl Tablebase {
         if !store.exists() {
             return Err(TableError::Missing(store.dir().to_path_buf()).into());
         }
+        let cache = BlockCache::new(cache_bytes)
+            .map_err(|e| TableError::Io(store.dir().to_path_buf(), e))?;
         Ok(Tablebase {
             store,
-            cache: BlockCache::new(cache_bytes),
+            cache,
             tables: [const { OnceLock::new() }; Variant::ALL.len()],
             opening: Mutex::new(0),
             access,
