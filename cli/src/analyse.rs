@@ -287,7 +287,7 @@ fn progress_bar(name: &str, games: usize) -> ProgressBar {
 /// The tables `analyse` uses: those under the directory; none, with a warning, when there is
 /// no directory and the engine searches (`--depth`); an error otherwise.
 fn tables(args: &Args) -> Result<Option<Arc<Tablebase>>, CliError> {
-    let dir = tables_dir(&args.tables);
+    let dir = tables_dir(&args.tables)?;
     if !dir.is_dir() && args.depth.is_some() {
         eprintln!(
             "warning: no tables directory {}: no verdicts, engine evaluations only",

@@ -147,7 +147,7 @@ fn statuses(
 
 fn submit<R: Rules>(args: &SubmitArgs) -> Result<(), CliError> {
     let variant = R::VARIANT;
-    let dir = absolute(&tables_dir(&args.tables))?;
+    let dir = absolute(&tables_dir(&args.tables)?)?;
     let damka = std::env::current_exe().map_err(|e| CliError {
         message: format!("cannot find the damka binary the jobs should run: {e}"),
         code: 1,
@@ -317,7 +317,7 @@ fn report(
 }
 
 fn status(args: &StatusArgs) -> Result<(), CliError> {
-    let dir = absolute(&tables_dir(&args.tables))?;
+    let dir = absolute(&tables_dir(&args.tables)?)?;
     let variants: Vec<Variant> = match args.variant {
         Some(v) => vec![v],
         None => Variant::ALL

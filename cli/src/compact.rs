@@ -39,7 +39,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let dir = tables_dir(&args.tables);
+    let dir = tables_dir(&args.tables)?;
     if !dir.is_dir() {
         return Err(CliError {
             message: format!("no tables directory {}", dir.display()),

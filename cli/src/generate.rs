@@ -13,7 +13,7 @@ use damka::tablebase::{
 };
 use damka::{Variant, with_rules};
 
-use super::tables::{human_bytes, human_seconds, open, tables_dir};
+use super::tables::{human_bytes, human_seconds, open, slice_fits, tables_dir};
 use super::{CliError, print_out};
 
 /// The test hook: `damka generate --slice KEY` fails at once when this variable names the
@@ -64,12 +64,15 @@ fn jobs_of<R: Rules>(args: &Args) -> Vec<SliceJob> {
 }
 
 fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
+    if let Some(m) = args.slice {
+        slice_fits::<R>(m)?;
+    }
     let jobs = jobs_of::<R>(args);
     let rules = super::rule_set(R::VARIANT, args.rules.as_deref())?;
     if args.plan {
         return print_out(&plan_text::<R>(&jobs));
     }
-    let dir = tables_dir(&args.tables);
+    let dir = tables_dir(&args.tables)?;
     std::fs::create_dir_all(&dir).map_err(|e| CliError {
         message: format!("{}: {e}", dir.display()),
         code: 2,

@@ -34,7 +34,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         variant: args.variant,
         rules: Some(rule_set(args.variant, args.rules.as_deref())?),
         hash_mb: args.hash as usize,
-        tables: tables_dir(&args.tables),
+        tables: tables_dir(&args.tables)?,
     };
     match session::run(std::io::stdin().lock(), std::io::stdout(), options) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CliError {

@@ -29,7 +29,7 @@ struct Totals {
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let dir = tables_dir(&args.tables);
+    let dir = tables_dir(&args.tables)?;
     let tb = open(&dir, DEFAULT_CACHE_BYTES)?;
     let mut out = String::from(
         "variant pieces slices positions stored wdl_bytes dtw_bytes dtc_bytes rules_bytes positions_per_wdl_byte\n",

@@ -70,7 +70,7 @@ fn play<R: Rules>(args: &Args) -> Result<(), CliError> {
     };
     finished_game(&pos)?;
     let rules = rule_set(R::VARIANT, args.rules.as_deref())?;
-    let dir = tables_dir(&args.tables);
+    let dir = tables_dir(&args.tables)?;
     let tables = if args.tables.is_some() || dir.is_dir() {
         Some(Arc::new(open(&dir, DEFAULT_CACHE_BYTES)?))
     } else {

@@ -54,7 +54,7 @@ fn probe_error<R: Rules>(e: ProbeError, pos: &Position<R>, dir: &Path) -> CliErr
 fn probe<R: Rules>(args: &Args) -> Result<(), CliError> {
     let pos = read_fen::<R>(&args.position.fen)?;
     finished_game(&pos)?;
-    let dir = tables_dir(&args.tables);
+    let dir = tables_dir(&args.tables)?;
     if !dir.is_dir() {
         return Err(CliError {
             message: format!(

@@ -50,7 +50,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let dir = tables_dir(&args.tables);
+    let dir = tables_dir(&args.tables)?;
     let cache = usize::try_from(args.cache.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
     let rules = RuleChoice::new(args.rules.as_deref()).map_err(CliError::input)?;
     let tablebase = Arc::new(open(&dir, cache)?);

@@ -8,11 +8,20 @@ use damka::tablebase::{FileKind, Listing, Material, Store, Tablebase};
 
 use super::CliError;
 
-/// The tables directory: `--tables`, else `$DAMKA_TABLES`, else `tables`.
-pub fn tables_dir(arg: &Option<PathBuf>) -> PathBuf {
-    arg.clone()
+/// The tables directory: `--tables`, else `$DAMKA_TABLES`, else `tables`; refused (exit
+/// code 2) where it names a file.
+pub fn tables_dir(arg: &Option<PathBuf>) -> Result<PathBuf, CliError> {
+    let dir = arg
+        .clone()
         .or_else(|| std::env::var_os("DAMKA_TABLES").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from("tables"))
+        .unwrap_or_else(|| PathBuf::from("tables"));
+    match dir.exists() && !dir.is_dir() {
+        true => Err(CliError::input(format!(
+            "--tables {}: a file, not a tables directory",
+            dir.display()
+        ))),
+        false => Ok(dir),
+    }
 }
 
 /// Opens the tables under `dir`, or says clearly that there are none (exit code 1, as for
@@ -33,6 +42,21 @@ pub fn open(dir: &Path, cache_bytes: usize) -> Result<Tablebase, CliError> {
         message: e.to_string(),
         code: 1,
     })
+}
+
+/// Refuses a slice of `R` that no position can have: more pieces a side than the variant
+/// has men (exit code 2).
+pub fn slice_fits<R: Rules>(m: Material) -> Result<(), CliError> {
+    let [a, b] = m.sides();
+    let most = (a.men + a.kings).max(b.men + b.kings);
+    match most <= R::MEN {
+        true => Ok(()),
+        false => Err(CliError::input(format!(
+            "slice {m}: {most} pieces on a side, but {} has at most {} a side",
+            R::VARIANT,
+            R::MEN
+        ))),
+    }
 }
 
 /// The command that builds the tables of `variant` up to `pieces` pieces into `dir`.

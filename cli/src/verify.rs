@@ -9,7 +9,7 @@ use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
 use damka::tablebase::{FileKind, Material, SliceCheck, Tablebase, verify_pair};
 use damka::{Variant, with_rules};
 
-use super::tables::{open, slices, tables_dir, variants};
+use super::tables::{open, slice_fits, slices, tables_dir, variants};
 use super::{CliError, print_out};
 
 /// Arguments of `damka verify`.
@@ -28,7 +28,12 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let dir = tables_dir(&args.tables);
+    if let Some(variant) = args.variant {
+        for &m in &args.slice {
+            with_rules!(variant, R => slice_fits::<R>(m))?;
+        }
+    }
+    let dir = tables_dir(&args.tables)?;
     let tb = open(&dir, DEFAULT_CACHE_BYTES)?;
     let (mut bad, mut checked, mut missing) = (0, 0, 0);
     for variant in variants(&dir, args.variant) {

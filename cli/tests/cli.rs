@@ -379,3 +379,87 @@ fn generate_counts_agree_and_probe_says_what_to_build() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Slice keys no position can have, and a tables directory that is a file, are refused at
+/// once with what is wrong (exit code 2), never a list of impossible inputs or an OS error.
+#[test]
+fn impossible_slices_and_a_file_for_tables_say_what_is_wrong() {
+    let file = std::env::temp_dir().join(format!("damka-not-a-dir-{}", std::process::id()));
+    std::fs::write(&file, "not tables").expect("a scratch file");
+    let tables = file.to_str().expect("a UTF-8 path");
+    let cases: &[(&[&str], String)] = &[
+        (
+            &[
+                "generate",
+                "--variant",
+                "english",
+                "--slice",
+                "0000",
+                "--tables",
+                tables,
+            ],
+            "error: invalid value '0000' for '--slice <SLICE>': bad slice key '0000': each side \
+             needs a piece (a side without one has lost)"
+                .to_string(),
+        ),
+        (
+            &[
+                "generate",
+                "--variant",
+                "english",
+                "--slice",
+                "9999",
+                "--tables",
+                tables,
+            ],
+            "error: slice 9999: 18 pieces on a side, but english has at most 12 a side".into(),
+        ),
+        (
+            &[
+                "verify",
+                "--variant",
+                "english",
+                "--slice",
+                "9999",
+                "--tables",
+                tables,
+            ],
+            "error: slice 9999: 18 pieces on a side, but english has at most 12 a side".into(),
+        ),
+        (
+            &[
+                "generate",
+                "--variant",
+                "english",
+                "--pieces",
+                "2",
+                "--tables",
+                tables,
+            ],
+            format!("error: --tables {tables}: a file, not a tables directory"),
+        ),
+        (
+            &[
+                "probe",
+                "--variant",
+                "english",
+                "--fen",
+                "W:W18:B1",
+                "--tables",
+                tables,
+            ],
+            format!("error: --tables {tables}: a file, not a tables directory"),
+        ),
+    ];
+    for (args, expected) in cases {
+        let out = damka(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().next(), Some(expected.as_str()), "{args:?}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&file).expect("untouched"),
+        "not tables"
+    );
+    std::fs::remove_file(&file).expect("remove the scratch file");
+}

@@ -139,6 +139,14 @@ pub struct BadMaterial(pub String);
 
 impl fmt::Display for BadMaterial {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let key = self.0.trim();
+        if key.len() == 4 && key.bytes().all(|b| b.is_ascii_digit()) {
+            return write!(
+                f,
+                "bad slice key '{}': each side needs a piece (a side without one has lost)",
+                self.0
+            );
+        }
         write!(
             f,
             "bad slice key '{}': expected four digits, mover's men and kings then the other \
