@@ -11,7 +11,7 @@ use damka::rules::Rules;
 use damka::tablebase::{Estimate, SliceJob, Store, estimate, plan};
 use damka::{Variant, with_rules};
 
-use super::tables::{human_bytes, human_seconds, tables_dir};
+use super::tables::{MOST_PIECES, human_bytes, human_seconds, tables_dir};
 use super::{CliError, print_out};
 use jobs::{
     After, Context, DEFAULT_MAX_CPUS, JobId, JobInfo, JobsFile, Known, SliceStatus, Submission,
@@ -46,7 +46,7 @@ struct SubmitArgs {
     #[arg(long)]
     variant: Variant,
     /// Build every slice with at most this many pieces.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=10))]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=MOST_PIECES as i64))]
     pieces: u32,
     /// Tables directory (default: $DAMKA_TABLES, else `tables`).
     #[arg(long)]
@@ -78,7 +78,7 @@ struct StatusArgs {
     #[arg(long)]
     variant: Option<Variant>,
     /// Slices up to this many pieces (default: as submitted).
-    #[arg(long, requires = "variant", value_parser = clap::value_parser!(u32).range(2..=10))]
+    #[arg(long, requires = "variant", value_parser = clap::value_parser!(u32).range(2..=MOST_PIECES as i64))]
     pieces: Option<u32>,
 }
 

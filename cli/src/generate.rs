@@ -13,7 +13,7 @@ use damka::tablebase::{
 };
 use damka::{Variant, with_rules};
 
-use super::tables::{human_bytes, human_seconds, open, slice_fits, tables_dir};
+use super::tables::{MOST_PIECES, human_bytes, human_seconds, open, slice_fits, tables_dir};
 use super::{CliError, print_out};
 
 /// The test hook: `damka generate --slice KEY` fails at once when this variable names the
@@ -27,7 +27,7 @@ pub struct Args {
     #[arg(long)]
     variant: Variant,
     /// Build every slice with at most this many pieces.
-    #[arg(long, required_unless_present = "slice", value_parser = clap::value_parser!(u32).range(2..=10))]
+    #[arg(long, required_unless_present = "slice", value_parser = clap::value_parser!(u32).range(2..=MOST_PIECES as i64))]
     pieces: Option<u32>,
     /// Build only this slice and its twin (four digits: mover's men, kings, other's men,
     /// kings), reading its inputs from the tables directory.

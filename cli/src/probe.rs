@@ -9,7 +9,9 @@ use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
 use damka::tablebase::{ProbeError, TableError, Wdl};
 use damka::with_rules;
 
-use super::tables::{generate_command, material_text, open, tables_dir};
+use super::tables::{
+    MOST_PIECES, build_hint, generate_command, material_text, open, tables_dir, too_many_pieces,
+};
 use super::{CliError, PositionArgs, finished_game, print_out, read_fen};
 
 /// Arguments of `damka probe`.
@@ -40,12 +42,18 @@ pub fn run(args: Args) -> Result<(), CliError> {
 /// position's pieces and the command that builds it (exit code 1, as a damaged table).
 fn probe_error<R: Rules>(e: ProbeError, pos: &Position<R>, dir: &Path) -> CliError {
     let message = match e {
-        ProbeError::Table(TableError::Missing(path)) => format!(
-            "the position has {}, and {} is not there: build the tables with `{}`",
-            material_text(pos),
-            path.display(),
-            generate_command(R::VARIANT, pos.occupied().count(), dir)
-        ),
+        ProbeError::Table(TableError::Missing(path)) => match build_hint(R::VARIANT, &path, dir) {
+            Some(command) => format!(
+                "the position has {}, and {} is not there: `{command}` builds it",
+                material_text(pos),
+                path.display(),
+            ),
+            None => format!(
+                "the position has {}: {}",
+                material_text(pos),
+                too_many_pieces()
+            ),
+        },
         e => e.to_string(),
     };
     CliError { message, code: 1 }
@@ -56,12 +64,19 @@ fn probe<R: Rules>(args: &Args) -> Result<(), CliError> {
     finished_game(&pos)?;
     let dir = tables_dir(&args.tables)?;
     if !dir.is_dir() {
+        let pieces = pos.occupied().count();
+        let hint = match pieces <= MOST_PIECES {
+            true => format!(
+                "build the tables with `{}`",
+                generate_command(R::VARIANT, pieces, &dir)
+            ),
+            false => too_many_pieces(),
+        };
         return Err(CliError {
             message: format!(
-                "no tables directory {}: the position has {}; build the tables with `{}`",
+                "no tables directory {}: the position has {}; {hint}",
                 dir.display(),
                 material_text(&pos),
-                generate_command(R::VARIANT, pos.occupied().count(), &dir)
             ),
             code: 1,
         });
@@ -96,9 +111,10 @@ fn probe<R: Rules>(args: &Args) -> Result<(), CliError> {
         }
         Err(ProbeError::Table(TableError::Missing(path))) => {
             eprintln!(
-                "note: no rule results: {} is not there (`{}` adds them)",
+                "note: no rule results: {} is not there ({})",
                 path.display(),
-                generate_command(R::VARIANT, pos.occupied().count(), &dir)
+                build_hint(R::VARIANT, &path, &dir)
+                    .map_or_else(too_many_pieces, |c| format!("`{c}` adds them"))
             );
             None
         }
@@ -114,9 +130,10 @@ fn probe<R: Rules>(args: &Args) -> Result<(), CliError> {
             Ok(None) => {}
             // Tables built before distances to conversion: say how to add them.
             Err(ProbeError::Table(TableError::Missing(path))) => eprintln!(
-                "note: no distance to conversion: {} is not there (`{}` adds it)",
+                "note: no distance to conversion: {} is not there ({})",
                 path.display(),
-                generate_command(R::VARIANT, pos.occupied().count(), &dir)
+                build_hint(R::VARIANT, &path, &dir)
+                    .map_or_else(too_many_pieces, |c| format!("`{c}` adds it"))
             ),
             Err(e) => return Err(probe_error(e, &pos, &dir)),
         }

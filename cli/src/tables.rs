@@ -59,11 +59,32 @@ pub fn slice_fits<R: Rules>(m: Material) -> Result<(), CliError> {
     }
 }
 
+/// The most pieces `damka generate` builds tables for.
+pub const MOST_PIECES: u32 = 10;
+
 /// The command that builds the tables of `variant` up to `pieces` pieces into `dir`.
 pub fn generate_command(variant: Variant, pieces: u32, dir: &Path) -> String {
     format!(
         "damka generate --variant {variant} --pieces {pieces} --tables {}",
         dir.display()
+    )
+}
+
+/// The command that builds the table file `missing` (of a slice of `variant`) under `dir`:
+/// the tables up to its slice's pieces; `None` past what `generate` builds.
+pub fn build_hint(variant: Variant, missing: &Path, dir: &Path) -> Option<String> {
+    let slice = missing
+        .file_stem()
+        .and_then(|s| s.to_str()?.parse::<Material>().ok());
+    let pieces = slice.map(|m| m.pieces()).filter(|&p| p <= MOST_PIECES)?;
+    Some(generate_command(variant, pieces, dir))
+}
+
+/// Why no table can hold a position: past the pieces `generate` builds.
+pub fn too_many_pieces() -> String {
+    format!(
+        "no table holds more than {MOST_PIECES} pieces (`damka generate --pieces` builds 2 to \
+         {MOST_PIECES}); `damka play` searches such positions"
     )
 }
 

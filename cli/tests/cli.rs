@@ -463,3 +463,30 @@ fn impossible_slices_and_a_file_for_tables_say_what_is_wrong() {
     );
     std::fs::remove_file(&file).expect("remove the scratch file");
 }
+
+/// A position past what `generate` builds names no build and no file: it says that no table
+/// holds it and what searches it instead.
+#[test]
+fn a_position_past_every_table_suggests_no_build() {
+    let dir = std::env::temp_dir().join(format!("damka-no-tables-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("english")).expect("a scratch directory");
+    let tables = dir.to_str().expect("a UTF-8 path");
+    let initial = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12";
+    let out = damka(&[
+        "probe",
+        "--variant",
+        "english",
+        "--fen",
+        initial,
+        "--tables",
+        tables,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        "error: the position has 24 pieces (white 12 men; black 12 men): no table holds more \
+         than 10 pieces (`damka generate --pieces` builds 2 to 10); `damka play` searches such \
+         positions"
+    );
+    std::fs::remove_dir_all(&dir).expect("remove the scratch directory");
+}
