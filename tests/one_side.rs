@@ -15,8 +15,9 @@ use damka::tablebase::format::{
     FileKind, HEADER_SIZE, Header, RulesDerived, assemble, pack, unpack,
 };
 use damka::tablebase::{
-    Material, ProbeError, SliceCheck, SliceIndex, TableError, Tablebase, build_job, derive_rules,
-    even_rows, forced_exchange, leave_unread, one_side, plan, rows_alternate, verify_slice,
+    Material, ProbeError, SliceCheck, SliceIndex, Store, TableError, Tablebase, build_job,
+    derive_rules, even_rows, forced_exchange, leave_unread, one_side, plan, rows_alternate,
+    verify_slice,
 };
 use damka::{RuleSet, Variant};
 
@@ -63,9 +64,7 @@ fn copy(from: &Path, name: &str, variant: Variant) -> PathBuf {
 fn bytes(dir: &Path, variant: Variant, slices: &[Material]) -> u64 {
     slices
         .iter()
-        .flat_map(|&m| {
-            [FileKind::Wdl, FileKind::Dtw].map(|k| Tablebase::path_in(dir, variant, m, k))
-        })
+        .flat_map(|&m| [FileKind::Wdl, FileKind::Dtw].map(|k| Store::path_in(dir, variant, m, k)))
         .map(|p| std::fs::metadata(p).expect("file").len())
         .sum()
 }
@@ -119,7 +118,7 @@ fn check<R: Rules>(name: &str, pieces: u32, min_pieces: u32) {
     for d in &derived {
         assert!(d.material.pieces() >= min_pieces);
         assert!(d.bytes_after < d.bytes_before, "{d:?}");
-        let path = Tablebase::path_in(&dir, variant, d.material, FileKind::Rules);
+        let path = Store::path_in(&dir, variant, d.material, FileKind::Rules);
         let header = std::fs::read(&path).expect("read");
         let header = Header::from_bytes(&path, &header).expect("header");
         assert_eq!(header.rules_derived, RulesDerived::All, "{}", d.material);
@@ -148,9 +147,9 @@ fn check<R: Rules>(name: &str, pieces: u32, min_pieces: u32) {
     for d in &done {
         assert_eq!(d.searched.flipped(), d.kept);
         assert!(d.bytes_after < d.bytes_before, "{d:?}");
-        let searched = Tablebase::path_in(&dir, variant, d.searched, FileKind::Wdl);
-        let kept = Tablebase::path_in(&dir, variant, d.kept, FileKind::Wdl);
-        let full = Tablebase::path_in(&full_dir, variant, d.searched, FileKind::Wdl);
+        let searched = Store::path_in(&dir, variant, d.searched, FileKind::Wdl);
+        let kept = Store::path_in(&dir, variant, d.kept, FileKind::Wdl);
+        let full = Store::path_in(&full_dir, variant, d.searched, FileKind::Wdl);
         assert!(
             std::fs::metadata(&full).expect("file").len()
                 >= std::fs::metadata(&kept).expect("file").len(),
@@ -265,7 +264,7 @@ fn check<R: Rules>(name: &str, pieces: u32, min_pieces: u32) {
 /// that is past the file's largest): a distance two plies longer, a rule result needing one
 /// ply more (or shorter, one less).
 fn change_value(dir: &Path, variant: Variant, m: Material, kind: FileKind, i: u64) {
-    let file = Tablebase::path_in(dir, variant, m, kind);
+    let file = Store::path_in(dir, variant, m, kind);
     let bytes = std::fs::read(&file).expect("read");
     let header = Header::from_bytes(&file, &bytes).expect("header");
     let offset = |b: usize| {
@@ -310,13 +309,7 @@ fn both_sides_searched_is_an_error_not_a_wrong_value() {
     let (kept, searched): (Material, Material) = ("2001".parse().unwrap(), "0120".parse().unwrap());
     let kept = if Header::from_bytes(
         Path::new("wdl"),
-        &std::fs::read(Tablebase::path_in(
-            &dir,
-            Variant::English,
-            kept,
-            FileKind::Wdl,
-        ))
-        .expect("read"),
+        &std::fs::read(Store::path_in(&dir, Variant::English, kept, FileKind::Wdl)).expect("read"),
     )
     .expect("header")
     .searched
@@ -326,7 +319,7 @@ fn both_sides_searched_is_an_error_not_a_wrong_value() {
         kept
     };
     // Make the kept side searched too, by hand.
-    let path = Tablebase::path_in(&dir, Variant::English, kept, FileKind::Wdl);
+    let path = Store::path_in(&dir, Variant::English, kept, FileKind::Wdl);
     let mut header = Header::from_bytes(&path, &std::fs::read(&path).expect("read")).expect("h");
     header.searched = true;
     std::fs::write(&path, damka::tablebase::format::assemble(header, &[])).expect("write");
@@ -356,7 +349,7 @@ fn a_searched_file_with_blocks_is_refused() {
     let full_dir = scratch("blocks-full");
     let slices = build::<English>(&full_dir, 2);
     let m = slices[0];
-    let path = Tablebase::path_in(&full_dir, Variant::English, m, FileKind::Wdl);
+    let path = Store::path_in(&full_dir, Variant::English, m, FileKind::Wdl);
     let mut bytes = std::fs::read(&path).expect("read");
     let mut header = Header::from_bytes(&path, &bytes).expect("header");
     header.searched = true;
@@ -375,7 +368,7 @@ fn a_searched_file_with_blocks_is_refused() {
 
 /// Changes the header of slice `m`'s file of `kind` by `change`.
 fn set_header(dir: &Path, variant: Variant, m: Material, kind: FileKind, change: fn(&mut Header)) {
-    let path = Tablebase::path_in(dir, variant, m, kind);
+    let path = Store::path_in(dir, variant, m, kind);
     let mut bytes = std::fs::read(&path).expect("read");
     let mut header = Header::from_bytes(&path, &bytes).expect("header");
     change(&mut header);
@@ -470,8 +463,7 @@ fn a_build_on_compacted_tables_writes_the_same_files() {
         }
         for &m in &job.slices {
             for kind in [FileKind::Wdl, FileKind::Dtw, FileKind::Dtc, FileKind::Rules] {
-                let read =
-                    |d: &Path| std::fs::read(Tablebase::path_in(d, Variant::English, m, kind));
+                let read = |d: &Path| std::fs::read(Store::path_in(d, Variant::English, m, kind));
                 assert_eq!(
                     read(&dir).expect("built"),
                     read(&full_dir).expect("built"),
@@ -517,7 +509,7 @@ fn a_result_other_than_its_derivation_stays_stored() {
             .filter(|d| d.material != m)
             .all(|d| d.stored == 0)
     );
-    let path = Tablebase::path_in(&dir, Variant::English, m, FileKind::Rules);
+    let path = Store::path_in(&dir, Variant::English, m, FileKind::Rules);
     let header = Header::from_bytes(&path, &std::fs::read(&path).expect("read")).expect("h");
     assert_eq!(header.rules_derived, RulesDerived::Marked);
     let tb = Tablebase::open(&dir).expect("marked");
@@ -548,7 +540,7 @@ fn a_build_writes_derived_rules_files_from_five_pieces() {
     let tb = Tablebase::open(&dir).expect("tables");
     let rules = RuleSet::default_for(Variant::English);
     let header = |m: Material| {
-        let path = Tablebase::path_in(&dir, Variant::English, m, FileKind::Rules);
+        let path = Store::path_in(&dir, Variant::English, m, FileKind::Rules);
         let bytes = std::fs::read(&path).expect("a rules file");
         (
             Header::from_bytes(&path, &bytes).expect("header"),

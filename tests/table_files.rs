@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use damka::rules::English;
 use damka::tablebase::format::{FileKind, HEADER_SIZE, Header, assemble};
 use damka::tablebase::{
-    Access, Material, Outcome, ProbeError, RuleResult, SliceCheck, SliceIndex, TableError,
+    Access, Material, Outcome, ProbeError, RuleResult, SliceCheck, SliceIndex, Store, TableError,
     Tablebase, Wdl, build_job, plan, verify_slice,
 };
 use damka::{Variant, notation::parse_fen};
@@ -62,7 +62,7 @@ fn key(text: &str) -> Material {
 }
 
 fn path(dir: &Path, m: Material, kind: FileKind) -> PathBuf {
-    Tablebase::path_in(dir, Variant::English, m, kind)
+    Store::path_in(dir, Variant::English, m, kind)
 }
 
 /// Rewrites the header of a file, its checksum made valid again.

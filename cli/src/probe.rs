@@ -10,7 +10,7 @@ use damka::tablebase::{ProbeError, TableError, Wdl};
 use damka::with_rules;
 
 use super::tables::{
-    MOST_PIECES, build_hint, generate_command, material_text, open, tables_dir, too_many_pieces,
+    generate_command, material_text, open, slice_pieces, tables_dir, too_many_pieces,
 };
 use super::{CliError, PositionArgs, finished_game, print_out, read_fen};
 
@@ -42,7 +42,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
 /// position's pieces and the command that builds it (exit code 1, as a damaged table).
 fn probe_error<R: Rules>(e: ProbeError, pos: &Position<R>, dir: &Path) -> CliError {
     let message = match e {
-        ProbeError::Table(TableError::Missing(path)) => match build_hint(R::VARIANT, &path, dir) {
+        ProbeError::Table(TableError::Missing(path)) => match missing_command::<R>(&path, dir) {
             Some(command) => format!(
                 "the position has {}, and {} is not there: `{command}` builds it",
                 material_text(pos),
@@ -59,19 +59,19 @@ fn probe_error<R: Rules>(e: ProbeError, pos: &Position<R>, dir: &Path) -> CliErr
     CliError { message, code: 1 }
 }
 
+/// The command that builds the missing table file `path`: the tables up to its slice's
+/// pieces, `None` past what `generate` builds.
+fn missing_command<R: Rules>(path: &Path, dir: &Path) -> Option<String> {
+    generate_command(R::VARIANT, slice_pieces(path)?, dir)
+}
+
 fn probe<R: Rules>(args: &Args) -> Result<(), CliError> {
     let pos = read_fen::<R>(&args.position.fen)?;
     finished_game(&pos)?;
     let dir = tables_dir(&args.tables)?;
     if !dir.is_dir() {
-        let pieces = pos.occupied().count();
-        let hint = match pieces <= MOST_PIECES {
-            true => format!(
-                "build the tables with `{}`",
-                generate_command(R::VARIANT, pieces, &dir)
-            ),
-            false => too_many_pieces(),
-        };
+        let hint = generate_command(R::VARIANT, pos.occupied().count(), &dir)
+            .map_or_else(too_many_pieces, |c| format!("build the tables with `{c}`"));
         return Err(CliError {
             message: format!(
                 "no tables directory {}: the position has {}; {hint}",
@@ -113,7 +113,7 @@ fn probe<R: Rules>(args: &Args) -> Result<(), CliError> {
             eprintln!(
                 "note: no rule results: {} is not there ({})",
                 path.display(),
-                build_hint(R::VARIANT, &path, &dir)
+                missing_command::<R>(&path, &dir)
                     .map_or_else(too_many_pieces, |c| format!("`{c}` adds them"))
             );
             None
@@ -132,7 +132,7 @@ fn probe<R: Rules>(args: &Args) -> Result<(), CliError> {
             Err(ProbeError::Table(TableError::Missing(path))) => eprintln!(
                 "note: no distance to conversion: {} is not there ({})",
                 path.display(),
-                build_hint(R::VARIANT, &path, &dir)
+                missing_command::<R>(&path, &dir)
                     .map_or_else(too_many_pieces, |c| format!("`{c}` adds it"))
             ),
             Err(e) => return Err(probe_error(e, &pos, &dir)),

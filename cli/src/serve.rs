@@ -16,12 +16,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use damka::RuleSet;
+use damka::tablebase::Tablebase;
 use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
-use damka::tablebase::{FileKind, Tablebase};
 
 use super::CliError;
-use super::tables::{listing, open, tables_dir, variants};
+use super::tables::{open, tables_dir, variants};
 use api::RuleChoice;
 
 /// How long the requests in flight may take to finish once a stop signal came.
@@ -117,26 +116,18 @@ pub fn run(args: Args) -> Result<(), CliError> {
 fn rule_files_hold(tb: &Tablebase, dir: &Path, rules: RuleChoice) -> Result<(), CliError> {
     for variant in variants(dir, None) {
         let wanted = rules.for_variant(variant);
-        let files = listing(dir, variant)?;
-        // The rules files of a directory hold one rule set: the first says which.
-        if let Some(&m) = files.slices_with(&[FileKind::Wdl, FileKind::Rules]).first() {
-            let held = tb
-                .table(variant, m, FileKind::Rules)
-                .map_err(|e| CliError::input(e.to_string()))?
-                .header()
-                .rule_set;
-            if let Some(held) = RuleSet::numbered(variant, held)
-                && held.name != wanted.name
-            {
-                return Err(CliError::input(format!(
-                    "the {variant} rules files of {} hold {}, not {} (build them with \
-                     damka generate --variant {variant} --rules {} into another directory)",
-                    dir.display(),
-                    held.name,
-                    wanted.name,
-                    wanted.name
-                )));
-            }
+        let held = (tb.store().rule_set(variant)).map_err(|e| CliError::input(e.to_string()))?;
+        if let Some(held) = held
+            && held.name != wanted.name
+        {
+            return Err(CliError::input(format!(
+                "the {variant} rules files of {} hold {}, not {} (build them with \
+                 damka generate --variant {variant} --rules {} into another directory)",
+                dir.display(),
+                held.name,
+                wanted.name,
+                wanted.name
+            )));
         }
     }
     Ok(())

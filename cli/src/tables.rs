@@ -62,22 +62,21 @@ pub fn slice_fits<R: Rules>(m: Material) -> Result<(), CliError> {
 /// The most pieces `damka generate` builds tables for.
 pub const MOST_PIECES: u32 = 10;
 
-/// The command that builds the tables of `variant` up to `pieces` pieces into `dir`.
-pub fn generate_command(variant: Variant, pieces: u32, dir: &Path) -> String {
-    format!(
-        "damka generate --variant {variant} --pieces {pieces} --tables {}",
-        dir.display()
-    )
+/// The command that builds the tables of `variant` up to `pieces` pieces into `dir`;
+/// `None` past what `generate` builds ([`MOST_PIECES`]).
+pub fn generate_command(variant: Variant, pieces: u32, dir: &Path) -> Option<String> {
+    (pieces <= MOST_PIECES).then(|| {
+        format!(
+            "damka generate --variant {variant} --pieces {pieces} --tables {}",
+            dir.display()
+        )
+    })
 }
 
-/// The command that builds the table file `missing` (of a slice of `variant`) under `dir`:
-/// the tables up to its slice's pieces; `None` past what `generate` builds.
-pub fn build_hint(variant: Variant, missing: &Path, dir: &Path) -> Option<String> {
-    let slice = missing
-        .file_stem()
-        .and_then(|s| s.to_str()?.parse::<Material>().ok());
-    let pieces = slice.map(|m| m.pieces()).filter(|&p| p <= MOST_PIECES)?;
-    Some(generate_command(variant, pieces, dir))
+/// The pieces of the slice whose table file is `path` (`DIR/VARIANT/KEY.EXT`).
+pub fn slice_pieces(path: &Path) -> Option<u32> {
+    let key = path.file_stem()?.to_str()?;
+    key.parse::<Material>().ok().map(|m| m.pieces())
 }
 
 /// Why no table can hold a position: past the pieces `generate` builds.

@@ -16,7 +16,7 @@ use damka::rules::{
 };
 use damka::tablebase::{
     FileKind, Material, Outcome, ProbeError, RuleCategory, RuleResult, SliceCheck, SliceIndex,
-    TableError, Tablebase, Wdl, verify_slice,
+    Store, TableError, Tablebase, Wdl, verify_slice,
 };
 use damka::{Variant, with_rules};
 
@@ -778,7 +778,7 @@ fn damaged_files_give_errors_never_wrong_values() {
     let dir = scratch("damaged");
     copy_dir(&good.dir().join("english"), &dir.join("english"));
     let m: Material = "2101".parse().expect("key");
-    let wdl = Tablebase::path_in(&dir, Variant::English, m, FileKind::Wdl);
+    let wdl = Store::path_in(&dir, Variant::English, m, FileKind::Wdl);
     // A flipped byte in the last block.
     let mut bytes = std::fs::read(&wdl).expect("read");
     let at = bytes.len() - 3;
@@ -812,18 +812,18 @@ fn damaged_files_give_errors_never_wrong_values() {
     ));
 
     // A truncated file, a damaged header, a file of another variant.
-    let dtw = Tablebase::path_in(&dir, Variant::English, m, FileKind::Dtw);
+    let dtw = Store::path_in(&dir, Variant::English, m, FileKind::Dtw);
     let bytes = std::fs::read(&dtw).expect("read");
     std::fs::write(&dtw, &bytes[..bytes.len() - 10]).expect("write");
     let k: Material = "1101".parse().expect("key");
-    let header = Tablebase::path_in(&dir, Variant::English, k, FileKind::Wdl);
+    let header = Store::path_in(&dir, Variant::English, k, FileKind::Wdl);
     let mut bytes = std::fs::read(&header).expect("read");
     bytes[30] ^= 1;
     std::fs::write(&header, &bytes).expect("write");
-    let italian = Tablebase::path_in(&dir, Variant::Italian, k, FileKind::Wdl);
+    let italian = Store::path_in(&dir, Variant::Italian, k, FileKind::Wdl);
     std::fs::create_dir_all(italian.parent().expect("parent")).expect("mkdir");
     std::fs::copy(
-        Tablebase::path_in(good.dir(), Variant::English, k, FileKind::Wdl),
+        Store::path_in(good.dir(), Variant::English, k, FileKind::Wdl),
         &italian,
     )
     .expect("copy");

@@ -7,11 +7,6 @@ use std::sync::OnceLock;
 use super::board::{Diagonal8, Diagonal10, Orthogonal8};
 use super::{BoardKind, Geometry, LegalMove, Square, SquareStyle, Variant};
 
-/// The board kind of a variant.
-const fn board_kind(variant: Variant) -> BoardKind {
-    variant.facts().board
-}
-
 pub(crate) const fn board_size(kind: BoardKind) -> u8 {
     match kind {
         BoardKind::Diagonal10 => 10,
@@ -42,7 +37,7 @@ fn col_row(kind: BoardKind, sq: Square) -> (u8, u8) {
 
 /// The square on `file` (0 = a) and `rank` (0 = rank 1) of a variant's board, if playable.
 pub fn square_from_file_rank(variant: Variant, file: u8, rank: u8) -> Option<Square> {
-    let kind = board_kind(variant);
+    let kind = variant.facts().board;
     let size = board_size(kind);
     if file >= size || rank >= size {
         return None;
@@ -57,7 +52,7 @@ pub fn square_from_file_rank(variant: Variant, file: u8, rank: u8) -> Option<Squ
 
 /// File (0 = a) and rank (0 = rank 1) of a square of a variant's board.
 pub fn file_rank(variant: Variant, sq: Square) -> (u8, u8) {
-    let kind = board_kind(variant);
+    let kind = variant.facts().board;
     let (col, row) = col_row(kind, sq);
     let file = if kind != BoardKind::Orthogonal8 && a1_dark(variant) {
         board_size(kind) - 1 - col
@@ -74,7 +69,7 @@ struct Numbering {
 }
 
 fn build_numbering(variant: Variant) -> Numbering {
-    let kind = board_kind(variant);
+    let kind = variant.facts().board;
     let size = board_size(kind);
     let mut by_number = Vec::new();
     if kind != BoardKind::Orthogonal8 {
@@ -107,7 +102,7 @@ fn numbering(variant: Variant) -> &'static Numbering {
             .iter()
             .map(|&v| match v.facts().square_style {
                 // Numeric FENs of the algebraic 8x8 variants number the squares as English does.
-                SquareStyle::Algebraic if board_kind(v) == BoardKind::Diagonal8 => {
+                SquareStyle::Algebraic if v.facts().board == BoardKind::Diagonal8 => {
                     build_numbering(Variant::English)
                 }
                 _ => build_numbering(v),

@@ -348,7 +348,7 @@ impl Coverage {
         Coverage {
             max_pieces: slices.iter().map(|m| m.pieces()).max().unwrap_or(0),
             slices,
-            rule_set: store.rule_set(variant).map(|r| r.name),
+            rule_set: store.rule_set(variant).ok().flatten().map(|r| r.name),
         }
     }
 

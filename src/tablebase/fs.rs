@@ -30,6 +30,9 @@ pub trait Filesystem: fmt::Debug + Send + Sync {
     /// Whether `path` is a directory.
     fn is_dir(&self, path: &Path) -> bool;
 
+    /// Whether `path` is a file.
+    fn is_file(&self, path: &Path) -> bool;
+
     /// Writes `bytes` as the whole of `path`, which then holds either its old content or
     /// the new one, never part of it (see [`crate::files::write_atomically`]).
     fn write_atomically(&self, path: &Path, bytes: &[u8]) -> io::Result<()>;
@@ -52,6 +55,10 @@ impl Filesystem for Os {
 
     fn is_dir(&self, path: &Path) -> bool {
         path.is_dir()
+    }
+
+    fn is_file(&self, path: &Path) -> bool {
+        path.is_file()
     }
 
     fn write_atomically(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
@@ -115,6 +122,10 @@ impl Filesystem for Memory {
         files.keys().any(|p| p != path && p.starts_with(path))
     }
 
+    fn is_file(&self, path: &Path) -> bool {
+        self.get(path).is_some()
+    }
+
     fn write_atomically(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
         self.insert(path, bytes);
         Ok(())
@@ -139,6 +150,8 @@ mod tests {
         assert_eq!(variants, ["english", "russian"]);
         assert!(fs.is_dir(Path::new("t/russian")));
         assert!(!fs.is_dir(Path::new("t/russian/0200.wdl")));
+        assert!(fs.is_file(Path::new("t/russian/0200.wdl")));
+        assert!(!fs.is_file(Path::new("t/russian")));
         assert!(!fs.is_dir(Path::new("t/italian")));
         let Ok(Opened::Bytes(bytes)) = fs.open(Path::new("t/english/0101.wdl")) else {
             panic!("the file's bytes");

@@ -4,7 +4,6 @@
 //! through a [`Filesystem`], the operating system's unless a test serves them from memory.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -16,19 +15,10 @@ use crate::Variant;
 use crate::rules::RuleSet;
 
 /// A tables directory, read and written through a filesystem.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Store {
     dir: PathBuf,
     fs: Arc<dyn Filesystem>,
-}
-
-impl fmt::Debug for Store {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Store")
-            .field("dir", &self.dir)
-            .field("fs", &self.fs)
-            .finish()
-    }
 }
 
 /// The files of one variant in a store: for each slice with any file, the kinds present.
@@ -142,15 +132,18 @@ impl Store {
         TableFile::open_in(&*self.fs, &path, kind, variant, material, id, access)
     }
 
-    /// The rule set whose results the rules files of `variant` hold (read from the first
-    /// slice's header), `None` where there is none or it cannot be read.
-    pub fn rule_set(&self, variant: Variant) -> Option<&'static RuleSet> {
-        let listing = self.listing(variant).ok()?;
-        let m = *listing.slices_with(&[FileKind::Rules]).first()?;
-        let table = self
-            .open(variant, m, FileKind::Rules, 0, Access::Read)
-            .ok()?;
-        RuleSet::numbered(variant, table.header().rule_set)
+    /// The rule set whose results the rules files of `variant` hold (they hold one: the
+    /// first slice's header says which), `None` where there are none; an error where that
+    /// file cannot be read.
+    pub fn rule_set(&self, variant: Variant) -> Result<Option<&'static RuleSet>, TableError> {
+        let listing = self
+            .listing(variant)
+            .map_err(|e| TableError::Io(self.dir.join(variant.name()), e))?;
+        let Some(&m) = listing.slices_with(&[FileKind::Rules]).first() else {
+            return Ok(None);
+        };
+        let table = self.open(variant, m, FileKind::Rules, 0, Access::Read)?;
+        Ok(RuleSet::numbered(variant, table.header().rule_set))
     }
 
     /// Whether every slice of `job` is built: its files ([`FileKind::BUILT`], and the rules
@@ -171,12 +164,10 @@ impl Store {
     /// The files `job` reads that are not there: the win/draw/loss and distance files of
     /// its inputs.
     pub fn missing_inputs(&self, variant: Variant, job: &SliceJob) -> Vec<PathBuf> {
-        let listing = self.listing(variant).unwrap_or_default();
         job.inputs
             .iter()
-            .flat_map(|&m| [FileKind::Wdl, FileKind::Dtw].map(|k| (m, k)))
-            .filter(|&(m, k)| !listing.has(m, k))
-            .map(|(m, k)| self.path(variant, m, k))
+            .flat_map(|&m| [FileKind::Wdl, FileKind::Dtw].map(|k| self.path(variant, m, k)))
+            .filter(|p| !self.fs.is_file(p))
             .collect()
     }
 
@@ -227,7 +218,10 @@ mod tests {
         assert!(slices.windows(2).all(|w| w[0].pieces() <= w[1].pieces()));
         assert!(listing.has(slices[0], FileKind::Rules));
         assert_eq!(
-            store.rule_set(Variant::English).map(|r| r.name),
+            store
+                .rule_set(Variant::English)
+                .expect("readable")
+                .map(|r| r.name),
             Some(rules.name)
         );
         assert!(store.job_done(English::VARIANT, &jobs[0], rules));

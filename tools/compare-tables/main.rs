@@ -100,7 +100,7 @@ fn same_rule_results<R: Rules>(
 /// Compares the file `name` of the two directories; what differs, if anything.
 fn compare(a: &Path, b: &Path, (variant, material, kind): TableName) -> Option<String> {
     let open = |dir: &Path| {
-        let path = damka::tablebase::Tablebase::path_in(dir, variant, material, kind);
+        let path = damka::tablebase::Store::path_in(dir, variant, material, kind);
         TableFile::open(&path, kind, variant, material, u32::MAX).map_err(|e| e.to_string())
     };
     let (fa, fb) = match (open(a), open(b)) {

@@ -183,11 +183,6 @@ impl Tablebase {
         &self.store
     }
 
-    /// Path of a table file under a tables directory ([`Store::path_in`]).
-    pub fn path_in(dir: &Path, variant: Variant, material: Material, kind: FileKind) -> PathBuf {
-        Store::path_in(dir, variant, material, kind)
-    }
-
     /// The place of a table among the opened ones, if it can exist.
     #[inline(always)]
     fn slot(
