@@ -160,12 +160,14 @@ fn main() {
         if !tb.store().job_done(
             damka::Variant::English,
             &job,
-            damka::RuleSet::default_for(damka::Variant::English),
+            damka::tablebase::Contents::every_kind(damka::RuleSet::default_for(
+                damka::Variant::English,
+            )),
         ) {
             build_job::<R>(
                 &job,
                 &tb,
-                damka::RuleSet::default_for(R::VARIANT),
+                damka::tablebase::Contents::every_kind(damka::RuleSet::default_for(R::VARIANT)),
                 &damka::tablebase::Silent,
             )
             .expect("build");

@@ -28,7 +28,9 @@ fn build_english(dir: &Path, pieces: u32) {
         build_job::<English>(
             &job,
             &tb,
-            damka::RuleSet::default_for(damka::Variant::English),
+            damka::tablebase::Contents::every_kind(damka::RuleSet::default_for(
+                damka::Variant::English,
+            )),
             &damka::tablebase::Silent,
         )
         .expect("build");

@@ -169,9 +169,15 @@ typedef struct {
    */
   int32_t wdl;
   /*
-   Plies to the end of the game, counted from before the move; -1 for a draw.
+   Plies to the end of the game, counted from before the move; -1 for a draw and where
+   the tables hold no distances to the end (built without `damka generate --dtw`).
    */
   int32_t dtw;
+  /*
+   Plies to the next conversion through the move for the side playing it (1 where it
+   converts: a capture or a man's move); -1 for a draw.
+   */
+  int32_t dtc;
   /*
    The bit (see `damka_position`) the moving piece leaves.
    */

@@ -50,7 +50,9 @@ class Tablebase:
 
     def probe_dtw(self, variant: str, fen: str) -> Optional[int]:
         """Plies to the end of the game with perfect play for a win or a loss (0 for a lost
-        position without a move), ``None`` for a draw. Raises like :meth:`probe_wdl`."""
+        position without a move), ``None`` for a draw. Raises like :meth:`probe_wdl`, and
+        :class:`TablebaseError` naming the missing ``.dtw`` file for tables built without
+        distances to the end (``damka generate`` without ``--dtw``)."""
 
     def probe_dtc(self, variant: str, fen: str) -> Optional[int]:
         """Plies to the next capture or man's move (or the end of the game) for a win or a
@@ -75,8 +77,9 @@ class Tablebase:
         """Every legal move with its result, best first: ``[(move, wdl, dtw), ...]``.
 
         ``wdl`` (1, 0, -1) is the result for the side playing the move, ``dtw`` the plies to
-        the end counted from before the move (``None`` for a draw). Raises like
-        :meth:`probe_wdl`.
+        the end counted from before the move (``None`` for a draw, and for tables built
+        without distances to the end, whose moves are ordered by their distances to
+        conversion). Raises like :meth:`probe_wdl`.
         """
 
 def legal_moves(variant: str, fen: str) -> List[str]:

@@ -36,7 +36,7 @@ fn build<R: Rules>(dir: &Path, pieces: u32) -> Vec<Material> {
         build_job::<R>(
             &job,
             &tb,
-            RuleSet::default_for(R::VARIANT),
+            damka::tablebase::Contents::every_kind(RuleSet::default_for(R::VARIANT)),
             &damka::tablebase::Silent,
         )
         .expect("slice builds");
@@ -459,7 +459,13 @@ fn a_build_on_compacted_tables_writes_the_same_files() {
     {
         for d in [&full_dir, &dir] {
             let tb = Tablebase::open(d).expect("tables");
-            build_job::<English>(&job, &tb, rules, &damka::tablebase::Silent).expect("builds");
+            build_job::<English>(
+                &job,
+                &tb,
+                damka::tablebase::Contents::every_kind(rules),
+                &damka::tablebase::Silent,
+            )
+            .expect("builds");
         }
         for &m in &job.slices {
             for kind in [FileKind::Wdl, FileKind::Dtw, FileKind::Dtc, FileKind::Rules] {
@@ -558,7 +564,13 @@ fn a_build_writes_derived_rules_files_from_five_pieces() {
             .into_iter()
             .find(|j| j.key().to_string().starts_with(key))
             .expect("a 5-piece job");
-        build_job::<English>(&job, &tb, rules, &damka::tablebase::Silent).expect("builds");
+        build_job::<English>(
+            &job,
+            &tb,
+            damka::tablebase::Contents::every_kind(rules),
+            &damka::tablebase::Silent,
+        )
+        .expect("builds");
         let tb = Tablebase::open(&dir).expect("tables");
         for &m in &job.slices {
             let (h, len) = header(m);

@@ -36,7 +36,9 @@ fn good() -> &'static Tablebase {
             build_job::<English>(
                 &job,
                 &tb,
-                damka::RuleSet::default_for(damka::Variant::English),
+                damka::tablebase::Contents::every_kind(damka::RuleSet::default_for(
+                    damka::Variant::English,
+                )),
                 &damka::tablebase::Silent,
             )
             .expect("slice builds");
@@ -646,7 +648,9 @@ fn a_failed_build_leaves_no_tmp_file() {
         build_job::<English>(
             &job,
             &tb,
-            damka::RuleSet::default_for(damka::Variant::English),
+            damka::tablebase::Contents::every_kind(damka::RuleSet::default_for(
+                damka::Variant::English
+            )),
             &damka::tablebase::Silent
         )
         .is_err()

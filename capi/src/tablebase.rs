@@ -271,8 +271,12 @@ pub struct damka_move {
     pub text: *const c_char,
     /// The result for the side playing it: 1 win, 0 draw, -1 loss.
     pub wdl: i32,
-    /// Plies to the end of the game, counted from before the move; -1 for a draw.
+    /// Plies to the end of the game, counted from before the move; -1 for a draw and where
+    /// the tables hold no distances to the end (built without `damka generate --dtw`).
     pub dtw: i32,
+    /// Plies to the next conversion through the move for the side playing it (1 where it
+    /// converts: a capture or a man's move); -1 for a draw.
+    pub dtc: i32,
     /// The bit (see `damka_position`) the moving piece leaves.
     pub from: u32,
     /// The bit it ends on.
@@ -323,7 +327,11 @@ fn rated_list<R: Rules>(tb: &Tablebase, fen: &str) -> Result<OwnedMoves, Failure
         .map(|(r, text)| damka_move {
             text: text.as_ptr(),
             wdl: wdl_number(r.outcome.wdl),
-            dtw: dtw_number(r.outcome),
+            dtw: match tb.has_dtw(R::VARIANT) {
+                true => dtw_number(r.outcome),
+                false => -1,
+            },
+            dtc: r.dtc.map_or(-1, i32::from),
             from: r.mv.mv.from().bit() as u32,
             to: r.mv.mv.to().bit() as u32,
             captured: r.mv.mv.captured().0,

@@ -574,3 +574,55 @@ fn a_cache_too_large_returns_null_with_the_reason() {
         assert!(error.contains(&bytes.to_string()), "{error}");
     }
 }
+
+/// Tables built without distances to the end (`damka generate` without `--dtw`): the
+/// results and distances to conversion are answered, moves ordered by those; the distance
+/// to the end is an error naming its missing file, and every move's is -1.
+#[test]
+fn tables_without_distances_to_the_end_answer() {
+    let dir = target_dir().join("capi-lean-tables");
+    let _ = std::fs::remove_dir_all(&dir);
+    shared::generate_lean(&cli(), &dir, Variant::English, &["--pieces", "4"]);
+    let tb = Handle::open(&dir);
+    let (v, f) = (c("english"), c("W:WK19,K23:BK28,12"));
+    let (mut wdl, mut dtw, mut dtc) = (0, 0, 0);
+    // Safety: a live handle, NUL-terminated strings, valid out-parameters.
+    unsafe {
+        assert_eq!(
+            damka_probe_wdl(tb.0, v.as_ptr(), f.as_ptr(), &mut wdl),
+            damka_status::DAMKA_OK as c_int
+        );
+        assert_eq!(
+            damka_probe_dtc(tb.0, v.as_ptr(), f.as_ptr(), &mut dtc),
+            damka_status::DAMKA_OK as c_int
+        );
+        assert_ne!(
+            damka_probe_dtw(tb.0, v.as_ptr(), f.as_ptr(), &mut dtw),
+            damka_status::DAMKA_OK as c_int
+        );
+    }
+    assert_eq!((wdl, dtc), (1, 17));
+    assert!(last_error().contains("0211.dtw"), "{}", last_error());
+    let mut list: *mut damka_move_list = std::ptr::null_mut();
+    // Safety: as above; the list is freed once below.
+    let code = unsafe { damka_moves(tb.0, v.as_ptr(), f.as_ptr(), &mut list) };
+    assert_eq!(code, damka_status::DAMKA_OK as c_int, "{}", last_error());
+    // Safety: a list from damka_moves, of `len` moves.
+    let moves = unsafe { std::slice::from_raw_parts((*list).moves, (*list).len) };
+    let found: Vec<(i32, i32, i32)> = moves.iter().map(|m| (m.wdl, m.dtw, m.dtc)).collect();
+    assert_eq!(
+        found,
+        [
+            (1, -1, 17),
+            (1, -1, 21),
+            (1, -1, 21),
+            (1, -1, 25),
+            (-1, -1, 2),
+            (-1, -1, 2)
+        ]
+    );
+    // Safety: a list from damka_moves, freed once.
+    unsafe { damka_move_list_free(list) };
+    drop(tb);
+    std::fs::remove_dir_all(&dir).expect("remove the scratch tables");
+}

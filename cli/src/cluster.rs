@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use damka::RuleSet;
 use damka::rules::Rules;
-use damka::tablebase::{Estimate, SliceJob, Store, estimate, plan};
+use damka::tablebase::{Contents, Estimate, SliceJob, Store, estimate, plan};
 use damka::{Variant, with_rules};
 
 use super::tables::{MOST_PIECES, human_bytes, human_seconds, tables_dir};
@@ -109,10 +109,15 @@ fn absolute(dir: &Path) -> Result<PathBuf, CliError> {
     std::path::absolute(dir).map_err(|e| CliError::input(format!("{}: {e}", dir.display())))
 }
 
-/// Whether `job` is built in `dir` under the variant's default rules (the ones a cluster
-/// job builds): the store's answer, as for a local build ([`Store::job_done`]).
+/// Whether `job` is built in `dir` as a cluster job builds it (the default files, under
+/// the variant's default rules): the store's answer, as for a local build
+/// ([`Store::job_done`]).
 fn job_built(dir: &Path, variant: Variant, job: &SliceJob) -> bool {
-    Store::new(dir).job_done(variant, job, RuleSet::default_for(variant))
+    let contents = Contents {
+        rules: RuleSet::default_for(variant),
+        dtw: false,
+    };
+    Store::new(dir).job_done(variant, job, contents)
 }
 
 /// Each plan job's status: from its files, the state file and Slurm (asked only about the

@@ -87,7 +87,9 @@ fn probe<R: Rules>(args: &Args) -> Result<(), CliError> {
         material: args.material_plies,
     };
     let tb = open(&dir, DEFAULT_CACHE_BYTES)?;
-    let outcome = tb.probe_dtw(&pos).map_err(|e| probe_error(e, &pos, &dir))?;
+    let (wdl, dtw) = tb
+        .probe_result(&pos)
+        .map_err(|e| probe_error(e, &pos, &dir))?;
     let rated = tb
         .rated_moves(&pos)
         .map_err(|e| probe_error(e, &pos, &dir))?;
@@ -96,9 +98,9 @@ fn probe<R: Rules>(args: &Args) -> Result<(), CliError> {
         true => text_diagram(&pos),
         false => String::new(),
     };
-    out.push_str(&format!("result {}\n", outcome.wdl));
-    if outcome.wdl != Wdl::Draw {
-        out.push_str(&format!("dtw {}\n", outcome.dtw));
+    out.push_str(&format!("result {wdl}\n"));
+    if let Some(dtw) = dtw {
+        out.push_str(&format!("dtw {dtw}\n"));
     }
     // Tables built before rule results, or a rule set they do not hold: say so, and go on.
     let ruled = match tb.probe_rules(&pos, rules, counters) {
@@ -124,7 +126,7 @@ fn probe<R: Rules>(args: &Args) -> Result<(), CliError> {
         }
         Err(e) => return Err(probe_error(e, &pos, &dir)),
     };
-    if outcome.wdl != Wdl::Draw {
+    if wdl != Wdl::Draw {
         match tb.probe_dtc(&pos) {
             Ok(Some(dtc)) => out.push_str(&format!("dtc {dtc}\n")),
             Ok(None) => {}
@@ -140,9 +142,12 @@ fn probe<R: Rules>(args: &Args) -> Result<(), CliError> {
     }
     for (i, r) in rated.iter().enumerate() {
         let text = move_text(R::VARIANT, &legal, i);
-        match r.outcome.wdl {
-            Wdl::Draw => out.push_str(&format!("{text} draw")),
-            w => out.push_str(&format!("{text} {w} {}", r.outcome.dtw)),
+        // The distance to the end where the tables hold it, else to conversion.
+        match (r.outcome.wdl, tb.has_dtw(R::VARIANT), r.dtc) {
+            (Wdl::Draw, ..) => out.push_str(&format!("{text} draw")),
+            (w, true, _) => out.push_str(&format!("{text} {w} {}", r.outcome.dtw)),
+            (w, false, Some(dtc)) => out.push_str(&format!("{text} {w} dtc {dtc}")),
+            (w, false, None) => out.push_str(&format!("{text} {w}")),
         }
         // The moves are listed in the plain order; each ends with its category.
         if let Some(m) = ruled.iter().flatten().find(|m| m.rated.mv == r.mv) {

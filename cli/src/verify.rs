@@ -151,6 +151,11 @@ fn verdict(check: SliceCheck) -> String {
         } => {
             format!("bad index {index}: stored {stored}, moves give {expected}")
         }
+        SliceCheck::BadWdl {
+            index,
+            stored,
+            expected,
+        } => format!("bad index {index}: stored {stored}, moves give {expected}"),
         SliceCheck::BadDtc {
             index,
             stored,

@@ -335,10 +335,12 @@ fn generate_counts_agree_and_probe_says_what_to_build() {
     let text = stdout(&out);
     assert!(text.starts_with(" 1     .   .   .   .   4\n"), "{text}");
     assert!(text.contains("\n17     .   .   W   .  20\n"), "{text}");
+    // Built without distances to the end (the default): the distance to conversion.
     assert!(
-        text.contains("\nwhite to move\nresult loss\ndtw 42\n"),
+        text.contains("\nwhite to move\nresult loss\nrules loss\ndtc 2\n"),
         "{text}"
     );
+    assert!(!text.contains("dtw"), "{text}");
 
     let out = damka(&[
         "probe",

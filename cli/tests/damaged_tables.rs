@@ -45,6 +45,7 @@ fn good() -> &'static Path {
                 "--pieces",
                 "3",
                 "--quiet",
+                "--dtw",
             ],
             &dir,
         );

@@ -357,6 +357,7 @@ fn english_tables(dir: &std::path::Path) {
             "--pieces",
             "4",
             "--quiet",
+            "--dtw",
             "--tables",
         ])
         .arg(dir)

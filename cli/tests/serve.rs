@@ -43,10 +43,11 @@ fn tables() -> &'static Path {
     })
 }
 
-/// Runs `damka generate --variant VARIANT ARGS --tables DIR --quiet`.
+/// Runs `damka generate --variant VARIANT ARGS --tables DIR --quiet --dtw` (distances to
+/// the end included, which the answers are compared with).
 fn generate(dir: &Path, variant: Variant, args: &[&str]) {
     let out = Command::new(DAMKA)
-        .args(["generate", "--quiet", "--variant", variant.name()])
+        .args(["generate", "--quiet", "--dtw", "--variant", variant.name()])
         .args(args)
         .arg("--tables")
         .arg(dir)
@@ -768,4 +769,156 @@ fn a_cache_too_large_is_refused_at_start() {
             usize::MAX
         )
     );
+}
+
+/// Runs `damka ARGS`, returns its standard output; fails unless it succeeds.
+fn run_damka(args: &[&str]) -> String {
+    let out = Command::new(DAMKA).args(args).output().expect("damka runs");
+    assert!(
+        out.status.success(),
+        "damka {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// English up to 4 pieces as `damka generate` builds them by default: no distances to the
+/// end. Every front end answers from them (results, distances to conversion, best moves
+/// and lines), and none writes a distance to the end it does not have.
+#[test]
+fn every_front_end_answers_without_distances_to_the_end() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("lean-tables");
+    let _ = std::fs::remove_dir_all(&dir);
+    let tables = dir.to_str().expect("a UTF-8 path");
+    run_damka(&[
+        "generate",
+        "--quiet",
+        "--variant",
+        "english",
+        "--pieces",
+        "4",
+        "--tables",
+        tables,
+    ]);
+    let files: Vec<String> = std::fs::read_dir(dir.join("english"))
+        .expect("the English tables")
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(files.iter().filter(|f| f.ends_with(".wdl")).count(), 41);
+    assert_eq!(files.iter().filter(|f| f.ends_with(".dtc")).count(), 41);
+    assert!(!files.iter().any(|f| f.ends_with(".dtw")), "{files:?}");
+    let verify = run_damka(&["verify", "--variant", "english", "--tables", tables]);
+    assert!(
+        verify.ends_with("slices 41, bad 0, missing 0\n"),
+        "{verify}"
+    );
+
+    // probe: the result, no distance to the end, moves by their distance to conversion.
+    let first = "W:WK19,K23:BK28,12";
+    let probe = run_damka(&[
+        "probe",
+        "--variant",
+        "english",
+        "--fen",
+        first,
+        "--tables",
+        tables,
+    ]);
+    let lines: Vec<&str> = probe.lines().collect();
+    assert_eq!(
+        &lines[..3],
+        ["result win", "rules win", "dtc 17"],
+        "{probe}"
+    );
+    assert!(!probe.contains("dtw"), "{probe}");
+    let moves = &lines[3..];
+    assert_eq!(moves.len(), 6, "{probe}");
+    assert!(moves[0].ends_with(" win dtc 17 win"), "{probe}");
+    assert!(
+        moves[..4].iter().all(|m| m.contains(" win dtc ")),
+        "{probe}"
+    );
+    let losing: Vec<&str> = moves[4..].iter().map(|m| &m[..5]).collect();
+    assert_eq!(losing, ["19-16", "19-24"], "{probe}");
+    assert!(moves[4].ends_with(" loss dtc 2 loss"), "{probe}");
+    let best = &moves[0][..5];
+
+    // play (the engine): the tables' move, by the distance to conversion.
+    let play = run_damka(&[
+        "play",
+        "--variant",
+        "english",
+        "--fen",
+        first,
+        "--tables",
+        tables,
+        "--depth",
+        "4",
+    ]);
+    assert!(play.starts_with(&format!("bestmove {best}\n")), "{play}");
+
+    // analyse: the losing move is a mistake, no distance to the end is written.
+    let pdn = dir.join("game.pdn");
+    let game = format!("[GameType \"21\"]\n[FEN \"{first}\"]\n\n1. 19-16 *\n");
+    std::fs::write(&pdn, game).expect("the game");
+    let json = dir.join("game.json");
+    let annotated = run_damka(&[
+        "analyse",
+        pdn.to_str().expect("a UTF-8 path"),
+        "--tables",
+        tables,
+        "--json",
+        json.to_str().expect("a UTF-8 path"),
+    ]);
+    assert!(annotated.contains("Win -> Loss. Best was"), "{annotated}");
+    assert!(annotated.contains("White wins."), "{annotated}");
+    assert!(annotated.contains("[%tb W]"), "{annotated}");
+    assert!(!annotated.contains("plies"), "{annotated}");
+    let analysis: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("the JSON")).expect("JSON");
+    let ply = &analysis[0]["plies"][0];
+    assert_eq!(
+        ply["before"],
+        serde_json::json!({"wdl": "win", "dtw": null}),
+        "{analysis}"
+    );
+    assert_eq!(ply["class"], "win_to_loss", "{analysis}");
+
+    // serve: dtw null, dtc given, the same moves; the mainline plays to the end.
+    let server = Server::start_on(&dir, &[]);
+    let agent = agent();
+    let (status, answer) = get(&agent, &server.base, &probe_path(Variant::English, first));
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["category"], "win");
+    assert_eq!(answer["dtw"], Value::Null, "{answer}");
+    assert_eq!(answer["dtc"], 17, "{answer}");
+    assert_eq!(answer["moves"][0]["move"], best, "{answer}");
+    assert_eq!(answer["moves"][0]["dtc"], 17, "{answer}");
+    assert_eq!(answer["moves"][0]["dtw"], Value::Null, "{answer}");
+    let path = format!("/api/v1/english/mainline?fen={}", encode(first));
+    let (status, line) = get(&agent, &server.base, &path);
+    assert_eq!(status, 200, "{line}");
+    assert_eq!(line["winner"], "white", "{line}");
+    let plies = line["mainline"].as_array().expect("a line");
+    assert!(!plies.is_empty() && plies.len() < 100, "{line}");
+    assert!(plies.iter().all(|p| p["dtw"].is_null()), "{line}");
+    assert_eq!(line["truncated"], false, "{line}");
+    let mut end = parse_fen::<damka::rules::English>(first).expect("the FEN");
+    for p in plies {
+        let legal = legal_moves(&end);
+        let text = p["move"].as_str().expect("a move");
+        let mv = parse_move(Variant::English, &legal, text).expect("a legal move");
+        end = end.play(&mv.mv);
+    }
+    assert!(
+        legal_moves(&end).is_empty(),
+        "the line ends the game: {line}"
+    );
+    server.stop("TERM");
+    std::fs::remove_dir_all(&dir).expect("remove the scratch tables");
 }

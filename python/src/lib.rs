@@ -142,7 +142,7 @@ impl Tablebase {
                     (
                         move_text(R::VARIANT, &legal, i),
                         wdl_number(r.outcome.wdl),
-                        dtw_plies(r.outcome),
+                        dtw_plies(r.outcome).filter(|_| self.inner.has_dtw(R::VARIANT)),
                     )
                 })
                 .collect())

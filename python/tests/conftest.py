@@ -51,7 +51,7 @@ def tables_dir(damka_bin):
     for variant in damka.VARIANTS:
         subprocess.run(
             [damka_bin, "generate", "--variant", variant, "--pieces", str(PIECES),
-             "--tables", path, "--quiet"],
+             "--tables", path, "--quiet", "--dtw"],
             check=True,
             stdout=subprocess.DEVNULL,
         )

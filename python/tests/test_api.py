@@ -276,3 +276,25 @@ def test_stubs_are_installed_and_match_the_module():
         capture_output=True, text=True,
     )
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_tables_without_distances_to_the_end_answer(damka_bin, tmp_path):
+    """`damka generate` without `--dtw`: results, distances to conversion and moves (by
+    their distances to conversion) are answered; the distance to the end is an error that
+    names its missing file, and every move's is None."""
+    subprocess.run(
+        [damka_bin, "generate", "--variant", "english", "--pieces", "4",
+         "--tables", tmp_path, "--quiet"],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    assert not list((tmp_path / "english").glob("*.dtw"))
+    lean = damka.Tablebase(str(tmp_path))
+    assert lean.probe_wdl("english", FIRST_POSITION) == 1
+    assert lean.probe_dtc("english", FIRST_POSITION) == 17
+    with pytest.raises(damka.TablebaseError, match=r"\.dtw"):
+        lean.probe_dtw("english", FIRST_POSITION)
+    moves = lean.moves("english", FIRST_POSITION)
+    assert [m[1] for m in moves] == [1, 1, 1, 1, -1, -1]
+    assert all(dtw is None for _, _, dtw in moves)
+    assert moves[0][0] == "23-27"

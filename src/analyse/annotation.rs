@@ -226,13 +226,15 @@ pub enum RuleMark {
 }
 
 /// A verdict as the `[%tb]` command writes it: `W17`, `D`, `L16`, `W31 cursed`,
-/// `L30 blessed`.
+/// `L30 blessed`; `W` and `L` from tables without distances to the end.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Verdict {
-    /// The result for the side to move, and its distance.
+    /// The result for the side to move, and its distance (0 where it has none).
     pub outcome: Outcome,
     /// What the move-count rules make of it, where they draw it.
     pub rules: Option<RuleMark>,
+    /// Whether the outcome's distance is known (the tables hold distances to the end).
+    pub distance: bool,
 }
 
 impl Verdict {
@@ -244,17 +246,39 @@ impl Verdict {
             Some(RuleCategory::BlessedLoss) => Some(RuleMark::Blessed),
             _ => None,
         };
-        Verdict { outcome, rules }
+        Verdict {
+            outcome,
+            rules,
+            distance: true,
+        }
+    }
+
+    /// The verdict with its distance said or not (`distance`): a verdict of tables without
+    /// distances to the end has none.
+    pub fn with_distance(self, distance: bool) -> Verdict {
+        Verdict {
+            distance,
+            outcome: match distance {
+                true => self.outcome,
+                false => Outcome {
+                    dtw: 0,
+                    ..self.outcome
+                },
+            },
+            ..self
+        }
     }
 }
 
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let o = self.outcome;
-        match o.wdl {
-            Wdl::Win => write!(f, "W{}", o.dtw)?,
-            Wdl::Draw => f.write_str("D")?,
-            Wdl::Loss => write!(f, "L{}", o.dtw)?,
+        match (o.wdl, self.distance) {
+            (Wdl::Win, true) => write!(f, "W{}", o.dtw)?,
+            (Wdl::Win, false) => f.write_str("W")?,
+            (Wdl::Draw, _) => f.write_str("D")?,
+            (Wdl::Loss, true) => write!(f, "L{}", o.dtw)?,
+            (Wdl::Loss, false) => f.write_str("L")?,
         }
         match self.rules {
             Some(RuleMark::Cursed) => f.write_str(" cursed"),
@@ -273,13 +297,28 @@ impl FromStr for Verdict {
             (_, Some(code)) => (code, Some(RuleMark::Blessed)),
             _ => (s, None),
         };
-        let outcome = match code.split_at_checked(1) {
-            Some(("D", "")) => Outcome::DRAW,
-            Some(("W", n)) => Outcome::win(number(n).ok_or(NotAnnotation)?),
-            Some(("L", n)) => Outcome::loss(number(n).ok_or(NotAnnotation)?),
+        // `W` and `L` alone: no distance.
+        let distance = |n: &str| match n {
+            "" => Ok(None),
+            n => number(n).map(Some).ok_or(NotAnnotation),
+        };
+        let (outcome, plies) = match code.split_at_checked(1) {
+            Some(("D", "")) => (Outcome::DRAW, Some(0)),
+            Some(("W", n)) => {
+                let d = distance(n)?;
+                (Outcome::win(d.unwrap_or(0)), d)
+            }
+            Some(("L", n)) => {
+                let d = distance(n)?;
+                (Outcome::loss(d.unwrap_or(0)), d)
+            }
             _ => return Err(NotAnnotation),
         };
-        Ok(Verdict { outcome, rules })
+        Ok(Verdict {
+            outcome,
+            rules,
+            distance: plies.is_some(),
+        })
     }
 }
 
@@ -470,9 +509,9 @@ pub struct Mistake {
     pub by: Option<String>,
     /// The best move (`?` when none is known).
     pub best: String,
-    /// What the best move keeps: the side that wins and in how many plies, `None` for a
-    /// draw.
-    pub keeps: Option<(Color, u16)>,
+    /// What the best move keeps: the side that wins and in how many plies (where the
+    /// tables hold distances to the end), `None` for a draw.
+    pub keeps: Option<(Color, Option<u16>)>,
     /// Whether a variation of the game already plays the best line (no best line of the
     /// analyser's follows the note then).
     pub shown: bool,
@@ -488,9 +527,10 @@ impl fmt::Display for Note {
                 }
                 write!(f, ". Best was {}, ", m.best)?;
                 match m.keeps {
-                    Some((winner, plies)) => {
+                    Some((winner, Some(plies))) => {
                         write!(f, "{} wins in {plies} plies.", color_word(winner))?
                     }
+                    Some((winner, None)) => write!(f, "{} wins.", color_word(winner))?,
                     None => f.write_str("a draw.")?,
                 }
                 match m.shown {
@@ -552,10 +592,12 @@ fn read_note(s: &str) -> Option<Note> {
     };
     let keeps = match rest.strip_suffix('.')? {
         "a draw" => None,
-        won => {
-            let (winner, plies) = won.split_once(" wins in ")?;
-            Some((color(winner)?, number(plies.strip_suffix(" plies")?)?))
-        }
+        won => match won.split_once(" wins in ") {
+            Some((winner, plies)) => {
+                Some((color(winner)?, Some(number(plies.strip_suffix(" plies")?)?)))
+            }
+            None => Some((color(won.strip_suffix(" wins")?)?, None)),
+        },
     };
     Some(Note::Mistake(Mistake {
         before,
@@ -571,7 +613,7 @@ fn read_note(s: &str) -> Option<Note> {
 mod tests {
     use super::*;
 
-    fn mistake(by: Option<&str>, keeps: Option<(Color, u16)>, shown: bool) -> Note {
+    fn mistake(by: Option<&str>, keeps: Option<(Color, Option<u16>)>, shown: bool) -> Note {
         Note::Mistake(Mistake {
             before: Wdl::Win,
             after: Wdl::Draw,
@@ -585,8 +627,9 @@ mod tests {
     /// Every kind of annotation the analyser writes.
     fn every_kind() -> Vec<Annotation> {
         let notes = [
-            mistake(None, Some((Color::White, 9)), false),
-            mistake(Some("16-move rule"), Some((Color::Black, 12)), true),
+            mistake(None, Some((Color::White, Some(9))), false),
+            mistake(Some("16-move rule"), Some((Color::Black, Some(12))), true),
+            mistake(None, Some((Color::Black, None)), false),
             Note::Mistake(Mistake {
                 before: Wdl::Draw,
                 after: Wdl::Loss,
@@ -600,7 +643,7 @@ mod tests {
                 after: Wdl::Loss,
                 by: None,
                 best: "?".into(),
-                keeps: Some((Color::White, 1)),
+                keeps: Some((Color::White, Some(1))),
                 shown: false,
             }),
             Note::Slower {
@@ -615,6 +658,8 @@ mod tests {
             Verdict::new(Outcome::loss(4), None),
             Verdict::new(Outcome::win(31), Some(RuleCategory::CursedWin)),
             Verdict::new(Outcome::loss(30), Some(RuleCategory::BlessedLoss)),
+            Verdict::new(Outcome::win(0), None).with_distance(false),
+            Verdict::new(Outcome::loss(0), Some(RuleCategory::BlessedLoss)).with_distance(false),
         ];
         let evals = [
             Eval {
@@ -700,7 +745,7 @@ mod tests {
             "[%clock w0:49:11 B0:50:02]",
             "[%tb]",
             "[%tb X3]",
-            "[%tb W]",
+            "[%tb Wx]",
             "[%tb W3 lucky]",
             "[%tb W3] A fine move.",
             "[%eval 0.35]",

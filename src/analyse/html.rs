@@ -133,7 +133,7 @@ fn index(out: &mut String, indexed: &[(usize, &Entry)]) {
     );
     for (i, e) in indexed {
         let theory = match &e.analysis.first {
-            Some((_, side, outcome)) => result_words(*side, *outcome),
+            Some((_, side, outcome)) => result_words(*side, *outcome, e.analysis.distances),
             None => "&ndash;".to_string(),
         };
         out.push_str(&format!(
@@ -164,17 +164,17 @@ fn capitalized(c: Color) -> &'static str {
 }
 
 /// `White wins in 17 plies`, `draw`: a result for `side`, said from the board.
-fn result_words(side: Color, o: Outcome) -> String {
+/// The distance is said where the tables hold distances to the end (`distances`).
+fn result_words(side: Color, o: Outcome, distances: bool) -> String {
     let plies = |n: u16| if n == 1 { "ply" } else { "plies" };
-    match o.wdl {
-        Wdl::Win => format!("{} wins in {} {}", capitalized(side), o.dtw, plies(o.dtw)),
-        Wdl::Draw => "draw".to_string(),
-        Wdl::Loss => format!(
-            "{} wins in {} {}",
-            capitalized(side.opponent()),
-            o.dtw,
-            plies(o.dtw)
-        ),
+    let winner = match o.wdl {
+        Wdl::Win => side,
+        Wdl::Draw => return "draw".to_string(),
+        Wdl::Loss => side.opponent(),
+    };
+    match distances {
+        true => format!("{} wins in {} {}", capitalized(winner), o.dtw, plies(o.dtw)),
+        false => format!("{} wins", capitalized(winner)),
     }
 }
 
@@ -223,7 +223,7 @@ fn game_section(out: &mut String, i: usize, e: &Entry) {
         "<p class=\"theory\">Theoretical result at the first table position ({at}{} to \
          move): {}.</p>\n",
         capitalized(*side),
-        result_words(*side, *outcome)
+        result_words(*side, *outcome, e.analysis.distances)
     ));
     let moments: Vec<&Ply> = e
         .analysis
@@ -243,12 +243,12 @@ fn game_section(out: &mut String, i: usize, e: &Entry) {
          </th><th>Played</th><th>Best</th></tr></thead>\n<tbody>\n",
     );
     for ply in moments {
-        moment(out, e.variant, ply);
+        moment(out, e.variant, ply, e.analysis.distances);
     }
     out.push_str("</tbody>\n</table>\n</section>\n");
 }
 
-fn moment(out: &mut String, variant: Variant, ply: &Ply) {
+fn moment(out: &mut String, variant: Variant, ply: &Ply, distances: bool) {
     let label = format!("Position before {} {}", ply.number, ply.played);
     let board = with_rules!(variant, R => parse_fen::<R>(&ply.fen)
         .map(|pos| diagram(&pos, ply.last, &label)))
@@ -277,8 +277,11 @@ fn moment(out: &mut String, variant: Variant, ply: &Ply) {
         false => format!("{change}{by_rule}"),
     };
     let after = match by_rule.is_empty() {
-        true => result_words(ply.side, ply.after),
-        false => format!("{} (drawn{by_rule})", result_words(ply.side, ply.after)),
+        true => result_words(ply.side, ply.after, distances),
+        false => format!(
+            "{} (drawn{by_rule})",
+            result_words(ply.side, ply.after, distances)
+        ),
     };
     let played_class = if ply.class.is_mistake() {
         "bad"
@@ -301,7 +304,7 @@ fn moment(out: &mut String, variant: Variant, ply: &Ply) {
         ply.class.strength().unwrap_or(""),
         after,
         escape(&ply.best.join(", ")),
-        result_words(ply.side, ply.before),
+        result_words(ply.side, ply.before, distances),
         line.join(" ")
     ));
 }
@@ -328,13 +331,17 @@ mod tests {
     #[test]
     fn results_in_words() {
         assert_eq!(
-            result_words(Color::White, Outcome::win(61)),
+            result_words(Color::White, Outcome::win(61), true),
             "White wins in 61 plies"
         );
         assert_eq!(
-            result_words(Color::White, Outcome::loss(1)),
+            result_words(Color::White, Outcome::loss(1), true),
             "Black wins in 1 ply"
         );
-        assert_eq!(result_words(Color::Black, Outcome::DRAW), "draw");
+        assert_eq!(result_words(Color::Black, Outcome::DRAW, true), "draw");
+        assert_eq!(
+            result_words(Color::Black, Outcome::loss(0), false),
+            "White wins"
+        );
     }
 }

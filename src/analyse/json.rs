@@ -13,7 +13,7 @@
 
 use super::{Analysis, Evaluated, Ply};
 use crate::pdn::Game;
-use crate::tablebase::Outcome;
+use crate::tablebase::{Outcome, Wdl};
 
 /// `text` as a JSON string, quotes included.
 pub fn json_string(text: &str) -> String {
@@ -34,8 +34,21 @@ pub fn json_string(text: &str) -> String {
     out
 }
 
-fn outcome(o: Outcome) -> String {
-    format!("{{\"wdl\":\"{}\",\"dtw\":{}}}", o.wdl.name(), o.dtw)
+/// `{"wdl", "dtw"}`: the distance null for a draw and without distances to the end.
+fn outcome(o: Outcome, distances: bool) -> String {
+    format!(
+        "{{\"wdl\":\"{}\",\"dtw\":{}}}",
+        o.wdl.name(),
+        dtw(o, distances)
+    )
+}
+
+/// The distance to the end of `o` as JSON: null for a draw and without distances.
+fn dtw(o: Outcome, distances: bool) -> String {
+    match distances && o.wdl != Wdl::Draw {
+        true => o.dtw.to_string(),
+        false => "null".to_string(),
+    }
 }
 
 fn list(items: &[String]) -> String {
@@ -55,7 +68,7 @@ fn rules(p: &Ply) -> String {
     }
 }
 
-fn ply(p: &Ply) -> String {
+fn ply(p: &Ply, distances: bool) -> String {
     format!(
         "{{\"number\":{},\"depth\":{},\"side\":\"{}\",\"move\":{},\"fen\":{},\"before\":{},\"after\":{},\
          \"rules\":{},\"class\":\"{}\",\"best\":{},\"line\":{}}}",
@@ -64,8 +77,8 @@ fn ply(p: &Ply) -> String {
         p.side.name(),
         json_string(&p.played),
         json_string(&p.fen),
-        outcome(p.before),
-        outcome(p.after),
+        outcome(p.before, distances),
+        outcome(p.after, distances),
         rules(p),
         p.class.name(),
         list(&p.best),
@@ -118,7 +131,8 @@ fn evaluated(e: &Evaluated) -> String {
 /// tables hold none; `before` is for the
 /// side to move before the move, `after` for the side that played it; `class` is a
 /// [`Class`](super::Class) name; `line` is the perfect-play line, given for mistakes only.
-/// `wdl` is `win`, `draw` or `loss`, `dtw` the distance in plies (0 for a draw).
+/// `wdl` is `win`, `draw` or `loss`, `dtw` the distance to the end in plies (null for a
+/// draw and where the tables hold no distances to the end).
 ///
 /// When the analysis had engine searches ([`analyse_game_searched`](super::analyse_game_searched),
 /// `damka analyse --depth N`), two fields follow `plies`: `"search_depth": N` and
@@ -144,12 +158,14 @@ pub fn game_json(file: &str, number: usize, game: &Game, analysis: &Analysis) ->
                 "{{\"side\":\"{}\",\"wdl\":\"{}\",\"dtw\":{}}}",
                 side.name(),
                 o.wdl.name(),
-                o.dtw
+                dtw(*o, analysis.distances)
             ),
         ),
         None => ("null".to_string(), "null".to_string()),
     };
-    let plies: Vec<String> = analysis.plies.iter().map(ply).collect();
+    let plies: Vec<String> = (analysis.plies.iter())
+        .map(|p| ply(p, analysis.distances))
+        .collect();
     let searched = match analysis.search_depth {
         Some(depth) => {
             let evaluated: Vec<String> = analysis.evaluated.iter().map(evaluated).collect();

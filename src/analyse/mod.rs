@@ -249,6 +249,9 @@ pub struct Analysis {
     pub evaluated: Vec<Evaluated>,
     /// The moves that do not replay, where the analysis of their lines stops, in tree order.
     pub stops: Vec<Stop>,
+    /// Whether the outcomes' distances are distances to the end: the tables hold them
+    /// ([`Tablebase::has_dtw`]). Else they are 0 and no move is found slower.
+    pub distances: bool,
 }
 
 impl Analysis {
@@ -300,7 +303,8 @@ impl std::error::Error for AnalyseError {}
 /// it needs is damaged (the [`Tablebase`] keeps that to be said, see
 /// [`Tablebase::take_damage`]).
 fn lookup<R: Rules>(tb: Option<&Tablebase>, pos: &Position<R>) -> Option<Outcome> {
-    tb?.probe_dtw(pos).ok()
+    let tb = tb?;
+    tb.resolve(pos, tb.has_dtw(R::VARIANT)).ok()
 }
 
 /// The notation of each rated move.
@@ -766,6 +770,7 @@ fn walk_game<R: Rules>(
         search,
         analysis: Analysis {
             search_depth,
+            distances: tb.is_some_and(|tb| tb.has_dtw(R::VARIANT)),
             ..Analysis::default()
         },
     };
@@ -803,7 +808,7 @@ fn rule_wdl(c: RuleCategory) -> Wdl {
 }
 
 /// The note on what a mistake or slow move changed (see [`describe`]).
-fn ply_note(ply: &Ply) -> Note {
+fn ply_note(ply: &Ply, distances: bool) -> Note {
     let best = ply.best.first().map_or("?", String::as_str).to_string();
     if ply.class == Class::Slower {
         return Note::Slower {
@@ -812,10 +817,11 @@ fn ply_note(ply: &Ply) -> Note {
             best_plies: ply.before.dtw,
         };
     }
+    let plies = distances.then_some(ply.before.dtw);
     let keeps = match ply.before.wdl {
-        Wdl::Win => Some((ply.side, ply.before.dtw)),
+        Wdl::Win => Some((ply.side, plies)),
         Wdl::Draw => None,
-        Wdl::Loss => Some((ply.side.opponent(), ply.before.dtw)),
+        Wdl::Loss => Some((ply.side.opponent(), plies)),
     };
     let (before, after, by) = match &ply.rules {
         Some(r) => {
@@ -837,9 +843,10 @@ fn ply_note(ply: &Ply) -> Note {
 
 /// The sentence saying what a mistake or slow move changed: `Win -> Draw. Best was 27-31,
 /// White wins in 9 plies.` A result the move-count rules change says by which:
-/// `Win -> Draw by the 16-move rule.`
-pub fn describe(ply: &Ply) -> String {
-    ply_note(ply).to_string()
+/// `Win -> Draw by the 16-move rule.` The plies are said where `distances` (the tables
+/// hold distances to the end: [`Analysis::distances`]).
+pub fn describe(ply: &Ply, distances: bool) -> String {
+    ply_note(ply, distances).to_string()
 }
 
 /// The text of the `Annotator` tag: `damka VERSION`.
@@ -907,7 +914,7 @@ pub fn annotate(game: &mut Game, analysis: &Analysis) {
     rewrite(&mut game.moves, game.start, None, &mut marks);
     let first = match (analysis.start, start_eval) {
         (Some(o), _) => Some(Annotation::Verdict {
-            verdict: Verdict::new(o, analysis.start_rules),
+            verdict: Verdict::new(o, analysis.start_rules).with_distance(analysis.distances),
             note: None,
         }),
         (None, Some(e)) => Some(Annotation::Eval {
@@ -1029,7 +1036,7 @@ impl Rewrite for Marks<'_> {
         });
         let note = ply
             .filter(|p| p.class.is_mistake() || p.class == Class::Slower)
-            .map(|p| match ply_note(p) {
+            .map(|p| match ply_note(p, self.analysis.distances) {
                 Note::Mistake(m) => Note::Mistake(Mistake {
                     shown: shown && p.class.is_mistake(),
                     ..m
@@ -1038,7 +1045,7 @@ impl Rewrite for Marks<'_> {
             });
         let comment = match (next, eval_after, note) {
             (Some(o), _, note) => Some(Annotation::Verdict {
-                verdict: Verdict::new(o, next_rules),
+                verdict: Verdict::new(o, next_rules).with_distance(self.analysis.distances),
                 note,
             }),
             (None, Some(e), note) => Some(Annotation::Eval {
@@ -1159,6 +1166,7 @@ mod tests {
             .map(|(o, m)| RatedMove {
                 mv: m.clone(),
                 outcome: *o,
+                dtc: (o.wdl != Wdl::Draw).then_some(1),
             })
             .collect()
     }
@@ -1202,7 +1210,7 @@ mod tests {
             rules: None,
         };
         assert_eq!(
-            describe(&ply),
+            describe(&ply, true),
             "Win -> Draw. Best was 27-31, White wins in 9 plies."
         );
         // A win the move-count rules draw after the move says by which count.
@@ -1213,7 +1221,7 @@ mod tests {
             after: RuleCategory::CursedWin,
             count: "16-move rule",
         });
-        let text = describe(&ruled);
+        let text = describe(&ruled, true);
         assert_eq!(
             text,
             "Win -> Draw by the 16-move rule. Best was 27-31, White wins in 9 plies."
@@ -1227,7 +1235,7 @@ mod tests {
         ply.after = Outcome::win(21);
         ply.class = Class::Slower;
         assert_eq!(
-            describe(&ply),
+            describe(&ply, true),
             "Still wins, in 21 plies; best was 27-31, winning in 9."
         );
         let mut m = MoveNode::new("19-16");

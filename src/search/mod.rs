@@ -326,29 +326,31 @@ impl Engine {
     }
 }
 
-/// The slices of one variant whose tables (both files) are present.
+/// The slices of one variant whose tables are present.
 #[derive(Debug, Default)]
 struct Coverage {
     slices: HashSet<Material>,
     max_pieces: u32,
     /// The rule set the rules files hold, if there are any.
     rule_set: Option<&'static str>,
+    /// Whether the tables hold distances to the end ([`Tablebase::has_dtw`]): else wins
+    /// are scored by the ply alone.
+    dtw: bool,
 }
 
 impl Coverage {
-    /// The slices of `variant` in `tb`'s store (those with win/draw/loss and distance
-    /// files), and the rule set its rules files hold.
+    /// The slices of `variant` in `tb`'s store (those with win/draw/loss and distance-to-
+    /// conversion files), the rule set its rules files hold, and whether they hold
+    /// distances to the end.
     fn of(tb: &Tablebase, variant: Variant) -> Coverage {
         let store = tb.store();
         let listing = store.listing(variant).unwrap_or_default();
-        let slices: HashSet<Material> = listing
-            .slices_with(&[FileKind::Wdl, FileKind::Dtw])
-            .into_iter()
-            .collect();
+        let slices: HashSet<Material> = listing.slices_with(&FileKind::BUILT).into_iter().collect();
         Coverage {
             max_pieces: slices.iter().map(|m| m.pieces()).max().unwrap_or(0),
             slices,
             rule_set: store.rule_set(variant).ok().flatten().map(|r| r.name),
+            dtw: tb.has_dtw(variant),
         }
     }
 
@@ -369,6 +371,9 @@ enum TableRoot {
     Draws(Vec<Move>),
 }
 
+/// The longest line [`plies_to_end`] follows.
+const LINE_TO_END: usize = 2000;
+
 /// The tables' answer at the root, when they hold the position and a win or loss can be
 /// completed before a move-count rule draws the game (`left` plies).
 fn table_move<R: Rules>(
@@ -380,7 +385,10 @@ fn table_move<R: Rules>(
     let rated = tb.rated_moves(root).ok()?;
     let best = rated.first()?;
     let o = best.outcome;
-    if o.wdl != Wdl::Draw && left.is_some_and(|l| u32::from(o.dtw) > l) {
+    // A win or loss the count may draw first (without distances to the end, any under a
+    // count): searched.
+    let too_long = |l: u32| !tb.has_dtw(R::VARIANT) || u32::from(o.dtw) > l;
+    if o.wdl != Wdl::Draw && left.is_some_and(too_long) {
         return None;
     }
     let draws: Vec<Move> = rated
@@ -397,13 +405,23 @@ fn table_move<R: Rules>(
         let line = tb.mainline(&root.play(&best.mv.mv)).take(39);
         pv.extend(line.map_while(Result::ok).map(|step| step.best().mv.mv));
     }
-    let d = i32::from(o.dtw);
+    let d = plies_to_end(tb, root, &best.mv.mv, o.dtw);
     let score = match o.wdl {
         Wdl::Win => Score(Score::WIN - d),
         Wdl::Loss => Score(-(Score::WIN - d)),
         Wdl::Draw => Score(0),
     };
     Some(table_answer(best.mv.mv, score, pv, start))
+}
+
+/// The plies to the end of a game won or lost by playing `best` from `root`: `dtw`, the
+/// distance to the end, where the tables hold it; else the length of the tables' line
+/// (the fastest conversions against the slowest), the end that line reaches.
+fn plies_to_end<R: Rules>(tb: &Tablebase, root: &Position<R>, best: &Move, dtw: u16) -> i32 {
+    match tb.has_dtw(R::VARIANT) {
+        true => i32::from(dtw),
+        false => 1 + tb.mainline(&root.play(best)).take(LINE_TO_END).count() as i32,
+    }
 }
 
 /// The tables' move at the root, with its score and line, searched at depth 0.
@@ -460,7 +478,7 @@ fn rule_table_move<R: Rules>(
         pos = pos.play(&next.rated.mv.mv);
         counters = next.counters;
     }
-    let d = i32::from(best.rated.outcome.dtw);
+    let d = plies_to_end(tb, root, &best.rated.mv.mv, best.rated.outcome.dtw);
     let score = match category {
         RuleCategory::Win => Score(Score::WIN - d),
         RuleCategory::Loss => Score(-(Score::WIN - d)),
@@ -770,10 +788,11 @@ impl<R: Rules> Searcher<'_, R> {
             return None;
         }
         let tb = self.tables?;
+        let dtw = self.coverage.dtw;
         let o = if deep {
-            tb.resolve_cached(pos, true)?
+            tb.resolve_cached(pos, dtw)?
         } else {
-            tb.probe_dtw(pos).ok()?
+            tb.resolve(pos, dtw).ok()?
         };
         let d = i32::from(o.dtw);
         let c = *self.counters.last().expect("counters");
@@ -792,7 +811,9 @@ impl<R: Rules> Searcher<'_, R> {
                 RuleCategory::BlessedLoss => return Some(-DRAW_BAND),
                 _ => {}
             }
-        } else if o.wdl != Wdl::Draw && left.is_some_and(|l| o.dtw as u32 > l) {
+        } else if o.wdl != Wdl::Draw && left.is_some_and(|l| !dtw || o.dtw as u32 > l) {
+            // Without rule results, a win or loss is trusted where its distance to the end
+            // fits in the plies left: without distances, not under a count.
             return None;
         }
         Some(match o.wdl {

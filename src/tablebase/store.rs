@@ -146,27 +146,34 @@ impl Store {
         Ok(RuleSet::numbered(variant, table.header().rule_set))
     }
 
-    /// Whether every slice of `job` is built: its files ([`FileKind::BUILT`], and the rules
-    /// file of `rules` where the rule set has counts) exist and pass their checks, the rules
-    /// files holding that rule set.
-    pub fn job_done(&self, variant: Variant, job: &SliceJob, rules: &RuleSet) -> bool {
-        let rule_set = rule_set_byte(rules);
+    /// Whether every slice of `job` is built as `contents` asks: its files
+    /// ([`FileKind::BUILT`], the distance file where `contents.dtw`, and the rules file of
+    /// `contents.rules` where the rule set has counts) exist and pass their checks, the
+    /// rules files holding that rule set.
+    pub fn job_done(&self, variant: Variant, job: &SliceJob, contents: Contents) -> bool {
+        let rule_set = rule_set_byte(contents.rules);
         job.slices.iter().all(|&m| {
             let good = |kind| {
                 self.open(variant, m, kind, 0, Access::Read)
                     .and_then(|t| t.check_blocks().map(|()| t.header().rule_set))
             };
             FileKind::BUILT.iter().all(|&kind| good(kind).is_ok())
+                && (!contents.dtw || good(FileKind::Dtw).is_ok())
                 && rule_set.is_none_or(|r| good(FileKind::Rules).is_ok_and(|held| held == r))
         })
     }
 
-    /// The files `job` reads that are not there: the win/draw/loss and distance files of
-    /// its inputs.
-    pub fn missing_inputs(&self, variant: Variant, job: &SliceJob) -> Vec<PathBuf> {
+    /// The files `job` reads that are not there: the win/draw/loss files of its inputs,
+    /// and their distance files where the job builds distances to the end (`dtw`).
+    pub fn missing_inputs(&self, variant: Variant, job: &SliceJob, dtw: bool) -> Vec<PathBuf> {
+        let kinds: &[FileKind] = match dtw {
+            true => &[FileKind::Wdl, FileKind::Dtw],
+            false => &[FileKind::Wdl],
+        };
         job.inputs
             .iter()
-            .flat_map(|&m| [FileKind::Wdl, FileKind::Dtw].map(|k| self.path(variant, m, k)))
+            .flat_map(|&m| kinds.iter().map(move |&k| (m, k)))
+            .map(|(m, k)| self.path(variant, m, k))
             .filter(|p| !self.fs.is_file(p))
             .collect()
     }
@@ -174,6 +181,22 @@ impl Store {
     /// Writes `bytes` as the whole of `path`, atomically ([`Filesystem::write_atomically`]).
     pub fn write_atomically(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
         self.fs.write_atomically(path, bytes)
+    }
+}
+
+/// What a build writes besides the win/draw/loss and distance-to-conversion files.
+#[derive(Copy, Clone, Debug)]
+pub struct Contents {
+    /// The rule set whose results the rules files hold (none where it has no counts).
+    pub rules: &'static RuleSet,
+    /// Whether to write the distance to the end (`.dtw`): the inputs must hold theirs.
+    pub dtw: bool,
+}
+
+impl Contents {
+    /// Every kind of file, with the rule results of `rules`.
+    pub fn every_kind(rules: &'static RuleSet) -> Contents {
+        Contents { rules, dtw: true }
     }
 }
 
@@ -196,11 +219,16 @@ mod tests {
         let disk = Tablebase::open(&dir).expect("a tables directory");
         let jobs = plan(3, English::MEN);
         let on_disk = Store::new(&dir);
-        assert!(!on_disk.job_done(English::VARIANT, &jobs[0], rules));
+        let contents = Contents::every_kind(rules);
+        assert!(!on_disk.job_done(English::VARIANT, &jobs[0], contents));
         for job in &jobs {
-            assert!(on_disk.missing_inputs(English::VARIANT, job).is_empty());
-            build_job::<English>(job, &disk, rules, &Silent).expect("the job builds");
-            assert!(on_disk.job_done(English::VARIANT, job, rules));
+            assert!(
+                on_disk
+                    .missing_inputs(English::VARIANT, job, true)
+                    .is_empty()
+            );
+            build_job::<English>(job, &disk, contents, &Silent).expect("the job builds");
+            assert!(on_disk.job_done(English::VARIANT, job, contents));
         }
         let memory = Memory::new();
         let sub = dir.join("english");
@@ -224,7 +252,7 @@ mod tests {
                 .map(|r| r.name),
             Some(rules.name)
         );
-        assert!(store.job_done(English::VARIANT, &jobs[0], rules));
+        assert!(store.job_done(English::VARIANT, &jobs[0], contents));
         assert!(
             store
                 .listing(Variant::Russian)

@@ -71,8 +71,20 @@ pub fn shared_tables(damka: &Path, tmp: &Path, variant: Variant) -> PathBuf {
     dir
 }
 
-/// Runs `damka generate --variant VARIANT ARGS --tables DIR --quiet`.
+/// Runs `damka generate --variant VARIANT ARGS --tables DIR --quiet --dtw`: the shared
+/// tables hold every kind of file, distances to the end included.
 pub fn generate(damka: &Path, dir: &Path, variant: Variant, args: &[&str]) {
+    generate_with(damka, dir, variant, &[&["--dtw"], args].concat());
+}
+
+/// Runs `damka generate --variant VARIANT ARGS --tables DIR --quiet`: the default files,
+/// without distances to the end.
+#[allow(dead_code)] // Not every test binary that includes this file builds lean tables.
+pub fn generate_lean(damka: &Path, dir: &Path, variant: Variant, args: &[&str]) {
+    generate_with(damka, dir, variant, args);
+}
+
+fn generate_with(damka: &Path, dir: &Path, variant: Variant, args: &[&str]) {
     let out = Command::new(damka)
         .args(["generate", "--variant", variant.name()])
         .args(args)

@@ -4,7 +4,8 @@
 //! Shapes (every field always present unless said otherwise):
 //! - position: `{"variant", "fen", "category", "dtw", "dtc", "rule_set", "rules", "moves":
 //!   [move...]}`, moves best first;
-//! - move: `{"move", "category", "dtw", "rules", "capture", "crowns", "fen_after", "path"}`
+//! - move: `{"move", "category", "dtw", "dtc", "rules", "capture", "crowns", "fen_after",
+//!   "path"}`
 //!   (`rules` in a position's moves only), with the
 //!   category and distance for the side that plays it, counted from before the move (as
 //!   `damka probe` prints them);
@@ -16,7 +17,8 @@
 //!
 //! `category` is `win`, `draw` or `loss`, `dtw` the plies to the end and `dtc` the plies to
 //! the next conversion (a capture or a man's move, as `damka probe` prints it); both null for
-//! a draw, `dtc` also for tables built without `.dtc` files. `rules` is the result under
+//! a draw, `dtw` also for tables built without distances to the end (`generate --dtw`),
+//! `dtc` for tables built without `.dtc` files. `rules` is the result under
 //! the move-count draw rules named by `rule_set` (`serve --rules`, else the variant's
 //! default) with the counters at 0: `win`, `cursed-win`, `draw`, `blessed-loss` or `loss`,
 //! null where the tables hold none. Clients should ignore fields they do not know.
@@ -128,9 +130,10 @@ impl From<Wdl> for Category {
     }
 }
 
-/// The distance of an outcome as the API writes it: plies, or null for a draw.
-fn distance(o: Outcome) -> Option<u16> {
-    (o.wdl != Wdl::Draw).then_some(o.dtw)
+/// The distance to the end of a move's outcome as the API writes it: plies, or null for a
+/// draw or where the tables hold no distances to the end.
+fn distance<R: Rules>(tb: &Tablebase, o: Outcome) -> Option<u16> {
+    (o.wdl != Wdl::Draw && tb.has_dtw(R::VARIANT)).then_some(o.dtw)
 }
 
 /// The draw rules the `rules` fields follow: the rule set of a name in the variants that
@@ -184,6 +187,7 @@ pub struct MoveAnswer {
     text: String,
     category: Category,
     dtw: Option<u16>,
+    dtc: Option<u16>,
     /// Its result under the draw rules for the side playing it (null without).
     rules: Option<&'static str>,
     capture: bool,
@@ -194,17 +198,18 @@ pub struct MoveAnswer {
 }
 
 fn move_answer<R: Rules>(
+    tb: &Tablebase,
     pos: &Position<R>,
-    legal: &[LegalMove],
-    index: usize,
-    outcome: Outcome,
+    (legal, index): (&[LegalMove], usize),
+    rated: &RatedMove,
     rules: Option<&'static str>,
 ) -> MoveAnswer {
     let lm = &legal[index];
     MoveAnswer {
         text: move_text(R::VARIANT, legal, index),
-        category: outcome.wdl.into(),
-        dtw: distance(outcome),
+        category: rated.outcome.wdl.into(),
+        dtw: distance::<R>(tb, rated.outcome),
+        dtc: rated.dtc,
         rules,
         capture: lm.mv.is_capture(),
         crowns: lm.mv.is_promotion(),
@@ -256,8 +261,8 @@ fn probe_in<R: Rules>(
     rule_set: &'static RuleSet,
 ) -> Result<Probe, ApiError> {
     let pos = position::<R>(fen)?;
-    let outcome = tb
-        .probe_dtw(&pos)
+    let (wdl, dtw) = tb
+        .probe_result(&pos)
         .map_err(|e| ApiError::from_probe(R::VARIANT, e))?;
     let dtc = match tb.probe_dtc(&pos) {
         Err(ProbeError::Table(TableError::Missing(_))) => None,
@@ -286,14 +291,14 @@ fn probe_in<R: Rules>(
                 .flatten()
                 .find(|m| m.rated.mv == r.mv)
                 .map(|m| m.category.name());
-            move_answer(&pos, &legal, i, r.outcome, rule)
+            move_answer(tb, &pos, (&legal, i), r, rule)
         })
         .collect();
     Ok(Probe {
         variant: R::VARIANT.name(),
         fen: write_fen(&pos),
-        category: outcome.wdl.into(),
-        dtw: distance(outcome),
+        category: wdl.into(),
+        dtw,
         dtc,
         rule_set: rule_set.name,
         rules,
@@ -325,10 +330,10 @@ pub fn mainline(tb: &Tablebase, variant: Variant, fen: Option<&str>) -> Result<M
 
 fn mainline_in<R: Rules>(tb: &Tablebase, fen: Option<&str>) -> Result<Mainline, ApiError> {
     let start = position::<R>(fen)?;
-    let outcome = tb
-        .probe_dtw(&start)
+    let (wdl, dtw) = tb
+        .probe_result(&start)
         .map_err(|e| ApiError::from_probe(R::VARIANT, e))?;
-    let winner = match outcome.wdl {
+    let winner = match wdl {
         Wdl::Win => Some(start.side_to_move()),
         Wdl::Loss => Some(start.side_to_move().opponent()),
         Wdl::Draw => None,
@@ -344,10 +349,10 @@ fn mainline_in<R: Rules>(tb: &Tablebase, fen: Option<&str>) -> Result<Mainline, 
             }
             let legal: Vec<LegalMove> = step.rated.iter().map(|r| r.mv.clone()).collect();
             line.push(move_answer(
+                tb,
                 &step.position,
-                &legal,
-                0,
-                step.best().outcome,
+                (&legal, 0),
+                step.best(),
                 None,
             ));
         }
@@ -355,8 +360,8 @@ fn mainline_in<R: Rules>(tb: &Tablebase, fen: Option<&str>) -> Result<Mainline, 
     Ok(Mainline {
         variant: R::VARIANT.name(),
         fen: write_fen(&start),
-        category: outcome.wdl.into(),
-        dtw: distance(outcome),
+        category: wdl.into(),
+        dtw,
         winner: winner.map(Color::name),
         mainline: line,
         truncated,
@@ -473,7 +478,7 @@ pub fn status(dir: &Path) -> Result<Status, ApiError> {
     for variant in variants(dir, None) {
         let present: Vec<Material> = listing(dir, variant)
             .map_err(|e| ApiError::Internal(e.message))?
-            .slices_with(&[FileKind::Wdl, FileKind::Dtw]);
+            .slices_with(&FileKind::BUILT);
         let max_side = with_rules!(variant, R => R::MEN);
         let max_pieces = present.iter().map(Material::pieces).max().unwrap_or(0);
         let pieces = (2..=max_pieces)

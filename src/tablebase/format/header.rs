@@ -50,8 +50,10 @@ impl FileKind {
     /// Every kind, in the order of their numbers (byte 10 of the header).
     pub const ALL: [FileKind; 4] = [FileKind::Wdl, FileKind::Dtw, FileKind::Dtc, FileKind::Rules];
 
-    /// The files a build writes for every slice.
-    pub const BUILT: [FileKind; 3] = [FileKind::Wdl, FileKind::Dtw, FileKind::Dtc];
+    /// The files every build writes for every slice: win/draw/loss and distance to
+    /// conversion. The distance to the end ([`FileKind::Dtw`]) is built where asked for
+    /// (`damka generate --dtw`), the rules file where the rule set has counts.
+    pub const BUILT: [FileKind; 2] = [FileKind::Wdl, FileKind::Dtc];
 
     /// The kind's place in [`FileKind::ALL`], for arrays with a value per kind.
     pub const fn slot(self) -> usize {

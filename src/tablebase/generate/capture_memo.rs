@@ -104,12 +104,13 @@ pub(super) fn prefetch<R: Rules>(job: u64, pos: &Position<R>) {
     });
 }
 
-/// `tb.resolve(pos, true)` (the outcome with its distance) in job number `job`, remembered
-/// on this thread until it works for another job.
+/// `tb.resolve(pos, dtw)` (the outcome, with its distance where `dtw`) in job number `job`,
+/// remembered on this thread until it works for another job (a job asks with one `dtw`).
 pub(super) fn resolve<R: Rules>(
     job: u64,
     tb: &Tablebase,
     pos: &Position<R>,
+    dtw: bool,
 ) -> Result<Outcome, ProbeError> {
     let (mut key, at) = key_of(pos);
     let side = key.side_code;
@@ -129,7 +130,7 @@ pub(super) fn resolve<R: Rules>(
             bucket.swap(0, 1);
             bucket[0].side_code >> 1
         } else {
-            let outcome = tb.resolve(pos, true)?;
+            let outcome = tb.resolve(pos, dtw)?;
             key.side_code = u32::from(outcome.code()) << 1 | side;
             bucket[1] = bucket[0];
             bucket[0] = key;
@@ -197,7 +198,7 @@ fn decode(code: u32) -> Contribution {
 mod tests {
     use super::*;
     use crate::rules::{International, MoveList, RuleSet, generate};
-    use crate::tablebase::{Material, Silent, SliceIndex, build_job, plan};
+    use crate::tablebase::{Contents, Material, Silent, SliceIndex, build_job, plan};
     use std::fs;
 
     /// A scratch directory for this test's tables.
@@ -220,7 +221,8 @@ mod tests {
         let tb = Tablebase::open(&dir).expect("a tables directory");
         let rules = RuleSet::default_for(International::VARIANT);
         for job in plan(2, International::MEN) {
-            build_job::<International>(&job, &tb, rules, &Silent).expect("built");
+            build_job::<International>(&job, &tb, Contents::every_kind(rules), &Silent)
+                .expect("built");
         }
         let empty_dir = scratch("capture-memo-empty");
         let no_tables = Tablebase::open(&empty_dir).expect("a tables directory");
@@ -246,7 +248,10 @@ mod tests {
                         let after = pos.play(mv);
                         let expected = tb.resolve(&after, true).expect("in the tables");
                         for _ in 0..2 {
-                            assert_eq!(resolve(job, &tb, &after).expect("in the tables"), expected);
+                            assert_eq!(
+                                resolve(job, &tb, &after, true).expect("in the tables"),
+                                expected
+                            );
                         }
                         let given = Contribution::Loss(after.kings().0.count_ones() as u16);
                         assert_eq!(conversion(job, &after, || Ok::<_, ()>(given)), Ok(given));
@@ -264,10 +269,13 @@ mod tests {
         // when asked with no tables; another job gets those tables' error.
         let (last, expected) = last.expect("a capture that leaves both sides pieces");
         assert!(no_tables.resolve(&last, true).is_err());
-        assert_eq!(resolve(jobs[1], &no_tables, &last).ok(), Some(expected));
+        assert_eq!(
+            resolve(jobs[1], &no_tables, &last, true).ok(),
+            Some(expected)
+        );
         let given = Contribution::Loss(last.kings().0.count_ones() as u16);
         assert_eq!(conversion(jobs[1], &last, || Err(())), Ok(given));
-        assert!(resolve(next_job(), &no_tables, &last).is_err());
+        assert!(resolve(next_job(), &no_tables, &last, true).is_err());
         assert_eq!(conversion(next_job(), &last, || Err(())), Err(()));
         fs::remove_dir_all(&dir).expect("removed");
         fs::remove_dir_all(&empty_dir).expect("removed");

@@ -29,6 +29,7 @@ use crate::tablebase::index::SliceIndex;
 use crate::tablebase::index::levels::{Level, Placements};
 use crate::tablebase::index::material::{Material, SliceJob};
 use crate::tablebase::probe::{ProbeError, Tablebase, derivable};
+use crate::tablebase::store::Contents;
 
 use known_preds::KEPT_BYTES;
 use output::Stream;
@@ -285,12 +286,12 @@ impl Progress for Silent {
 pub fn build_job<R: Rules>(
     job: &SliceJob,
     tb: &Tablebase,
-    rules: &'static RuleSet,
+    contents: Contents,
     progress: &dyn Progress,
 ) -> Result<Vec<SliceReport>, GenerateError> {
     let positions = job.slices.iter().map(|&m| SliceIndex::<R>::new(m).size());
     let packing = Packing::for_job(positions.sum());
-    build_packed::<R>(job, tb, rules, progress, packing)
+    build_packed::<R>(job, tb, contents, progress, packing)
 }
 
 /// [`build_job`] with the job's temporary file packed as `packing` says (and its levels'
@@ -298,19 +299,19 @@ pub fn build_job<R: Rules>(
 fn build_packed<R: Rules>(
     job: &SliceJob,
     tb: &Tablebase,
-    rules: &'static RuleSet,
+    contents: Contents,
     progress: &dyn Progress,
     packing: Packing,
 ) -> Result<Vec<SliceReport>, GenerateError> {
     let dir = tb.dir().join(R::VARIANT.name());
     fs::create_dir_all(&dir).map_err(|e| GenerateError::Io(dir.clone(), e))?;
-    build_into::<R>(job, tb, rules, progress, packing, &dir)
+    build_into::<R>(job, tb, contents, progress, packing, &dir)
 }
 
 fn build_into<R: Rules>(
     job: &SliceJob,
     tb: &Tablebase,
-    rules: &'static RuleSet,
+    Contents { rules, dtw }: Contents,
     progress: &dyn Progress,
     packing: Packing,
     dir: &Path,
@@ -323,7 +324,7 @@ fn build_into<R: Rules>(
             "rule results with a count through men's sideways steps".into(),
         ));
     }
-    let work = unit::Job::<R>::new(job, tb, rule_set.map(|_| rules), governing, packing);
+    let work = unit::Job::<R>::new(job, tb, rule_set.map(|_| rules), governing, packing, dtw);
     let total: u64 = work.index.iter().map(|i| i.size()).sum();
     let levels = work.placements.levels();
     progress.start(2 * total);
@@ -392,7 +393,7 @@ fn build_into<R: Rules>(
     let mut reports = Vec::new();
     for (s, &m) in job.slices.iter().enumerate() {
         let path = |kind: FileKind| tb.store().path(R::VARIANT, m, kind);
-        let paths = FileKind::BUILT.map(path);
+        let dtw_path = dtw.then(|| path(FileKind::Dtw));
         let rules_path = rule_set.map(|r| (path(FileKind::Rules), r));
         let header = output::base_header(R::VARIANT, m, work.index[s].size());
         let files = packed.write_slice(
@@ -401,7 +402,9 @@ fn build_into<R: Rules>(
             header,
             counts[s],
             output::SlicePaths {
-                tables: [&paths[0], &paths[1], &paths[2]],
+                wdl: &path(FileKind::Wdl),
+                dtw: dtw_path.as_deref(),
+                dtc: &path(FileKind::Dtc),
                 rules: rules_path.as_ref().map(|(p, r)| (p.as_path(), *r)),
             },
             |n| progress.advance(n),
@@ -440,7 +443,7 @@ fn build_into<R: Rules>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{English, International};
+    use crate::rules::{English, International, Russian};
     use crate::tablebase::plan;
 
     /// Builds `R`'s tables up to `pieces` pieces twice, the jobs' levels stored in one
@@ -460,7 +463,8 @@ mod tests {
             fs::create_dir_all(dir).expect("a scratch directory");
             let tb = Tablebase::open(dir).expect("a tables directory");
             for job in plan(pieces, R::MEN) {
-                build_packed::<R>(&job, &tb, rules, &Silent, packing).expect("the job builds");
+                let contents = Contents::every_kind(rules);
+                build_packed::<R>(&job, &tb, contents, &Silent, packing).expect("the job builds");
             }
         }
         let files = |dir: &Path| {
@@ -480,6 +484,66 @@ mod tests {
         }
         fs::remove_dir_all(&scratch).expect("remove the scratch tables");
         stored.len()
+    }
+
+    /// Builds `R`'s tables up to `pieces` pieces with and without distances to the end:
+    /// the win/draw/loss, distance-to-conversion and rules files hold the same values
+    /// block for block, and the same headers but the win/draw/loss file's longest distance
+    /// (0 without); every slice built without them verifies. Returns the slices compared.
+    fn with_and_without_dtw<R: Rules>(pieces: u32) -> usize {
+        let scratch = std::env::temp_dir().join(format!(
+            "damka-no-dtw-{}-{}",
+            R::VARIANT.name(),
+            std::process::id()
+        ));
+        let _ = fs::remove_dir_all(&scratch);
+        let rules = RuleSet::default_for(R::VARIANT);
+        let dirs = [true, false].map(|dtw| {
+            let dir = scratch.join(format!("dtw-{dtw}"));
+            fs::create_dir_all(&dir).expect("a scratch directory");
+            let tb = Tablebase::open(&dir).expect("a tables directory");
+            for job in plan(pieces, R::MEN) {
+                let contents = Contents { rules, dtw };
+                build_job::<R>(&job, &tb, contents, &Silent).expect("the job builds");
+            }
+            dir
+        });
+        let [full, lean] = dirs.map(|d| Tablebase::open(d).expect("the tables"));
+        assert!(full.has_dtw(R::VARIANT) && !lean.has_dtw(R::VARIANT));
+        let slices = Material::all_up_to(pieces, R::MEN);
+        for &m in &slices {
+            for kind in [FileKind::Wdl, FileKind::Dtc, FileKind::Rules] {
+                let (Ok(a), Ok(b)) = (
+                    full.table(R::VARIANT, m, kind),
+                    lean.table(R::VARIANT, m, kind),
+                ) else {
+                    assert!(kind == FileKind::Rules, "{m} {kind:?}: a file missing");
+                    continue;
+                };
+                let (mut ha, hb) = (a.header().clone(), b.header().clone());
+                if kind == FileKind::Wdl {
+                    assert_eq!(hb.max_dtw, 0, "{m}");
+                    ha.max_dtw = 0;
+                }
+                assert_eq!(ha, hb, "{m} {kind:?}");
+                for block in 0..ha.blocks {
+                    let decoded = |t: &TableFile| t.decode_block(block).expect("a block");
+                    assert!(decoded(&a) == decoded(&b), "{m} {kind:?} block {block}");
+                }
+            }
+            assert!(lean.table(R::VARIANT, m, FileKind::Dtw).is_err(), "{m}");
+            let check = crate::tablebase::verify_slice::<R>(&lean, m).expect("verified");
+            assert_eq!(check, crate::tablebase::SliceCheck::Ok, "{m}");
+        }
+        fs::remove_dir_all(&scratch).expect("remove the scratch tables");
+        slices.len()
+    }
+
+    #[test]
+    fn builds_without_distances_to_the_end_hold_the_same_values() {
+        assert_eq!(with_and_without_dtw::<English>(4), 41);
+        assert_eq!(with_and_without_dtw::<Russian>(4), 41);
+        assert_eq!(with_and_without_dtw::<International>(3), 16);
     }
 
     #[test]

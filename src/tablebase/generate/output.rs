@@ -185,7 +185,9 @@ impl Packed {
         mut progress: impl FnMut(u64),
     ) -> Result<Written, GenerateError> {
         let SlicePaths {
-            tables: paths,
+            wdl,
+            dtw,
+            dtc,
             rules,
         } = paths;
         let io = |e| GenerateError::Io(self.path.clone(), e);
@@ -244,17 +246,19 @@ impl Packed {
             unused: header.positions - counts.wins - counts.draws - counts.losses,
             ..header.clone()
         };
+        // Without a distance file, the values' distances are only an order of resolution:
+        // the win/draw/loss file's longest distance is 0.
+        let longest_win = if dtw.is_some() { counts.max_dtw } else { 0 };
         let mut files = Files {
-            wdl: BlockFile::create(
-                paths[0],
-                header(FileKind::Wdl, 2, WDL_BLOCK, counts.max_dtw),
-            )?,
-            dtw: BlockFile::create(
-                paths[1],
-                header(FileKind::Dtw, dtw_bits, DTW_BLOCK, counts.max_dtw),
-            )?,
+            wdl: BlockFile::create(wdl, header(FileKind::Wdl, 2, WDL_BLOCK, longest_win))?,
+            dtw: dtw
+                .map(|path| {
+                    let h = header(FileKind::Dtw, dtw_bits, DTW_BLOCK, counts.max_dtw);
+                    BlockFile::create(path, h)
+                })
+                .transpose()?,
             dtc: BlockFile::create(
-                paths[2],
+                dtc,
                 header(FileKind::Dtc, dtc_bits, DTW_BLOCK, counts.max_dtc),
             )?,
             rules: None,
@@ -310,12 +314,7 @@ impl Packed {
             progress(chunk[0].len() as u64);
             std::mem::swap(&mut chunk, &mut next);
         }
-        for file in [
-            Some(files.wdl),
-            Some(files.dtw),
-            Some(files.dtc),
-            files.rules,
-        ] {
+        for file in [Some(files.wdl), files.dtw, Some(files.dtc), files.rules] {
             written.extend(file.map(BlockFile::finish).transpose()?);
         }
         Ok(written)
@@ -385,8 +384,12 @@ impl<R: Rules, S: Read> SliceValues<'_, R, S> {
 
 /// Where a slice's files go (each written under its temporary name until committed).
 pub(super) struct SlicePaths<'a> {
-    /// The `wdl`, `dtw` and `dtc` files.
-    pub tables: [&'a Path; 3],
+    /// The win/draw/loss file.
+    pub wdl: &'a Path,
+    /// The distance file, where the job builds distances to the end.
+    pub dtw: Option<&'a Path>,
+    /// The distance-to-conversion file.
+    pub dtc: &'a Path,
     /// The rules file with its rule set's header byte, when the job builds rule results.
     pub rules: Option<(&'a Path, u8)>,
 }
@@ -397,7 +400,7 @@ pub(super) type Written = Vec<(FileKind, AtomicFile, u64)>;
 /// The files of a slice being written.
 struct Files {
     wdl: BlockFile,
-    dtw: BlockFile,
+    dtw: Option<BlockFile>,
     dtc: BlockFile,
     rules: Option<BlockFile>,
     dtw_bits: u8,
@@ -473,15 +476,18 @@ impl Files {
                 compress_with(&raw, WDL_LEVEL, Some(WDL_MIN_MATCH))
             })
             .collect();
-        let dtw_blocks: Vec<Vec<u8>> = values
-            .par_chunks(DTW_BLOCK as usize)
-            .map(|b| {
-                compress(
-                    &pack(&fill_runs(b.iter().copied(), dtw_of), self.dtw_bits),
-                    DTW_LEVEL,
-                )
-            })
-            .collect();
+        let dtw_blocks: Vec<Vec<u8>> = match self.dtw {
+            Some(_) => values
+                .par_chunks(DTW_BLOCK as usize)
+                .map(|b| {
+                    compress(
+                        &pack(&fill_runs(b.iter().copied(), dtw_of), self.dtw_bits),
+                        DTW_LEVEL,
+                    )
+                })
+                .collect(),
+            None => Vec::new(),
+        };
         let dtc_blocks: Vec<Vec<u8>> = values
             .par_chunks(DTW_BLOCK as usize)
             .zip(dtc.par_chunks(DTW_BLOCK as usize))
@@ -506,8 +512,10 @@ impl Files {
         for b in &wdl_blocks {
             self.wdl.push(b)?;
         }
-        for b in &dtw_blocks {
-            self.dtw.push(b)?;
+        if let Some(file) = &mut self.dtw {
+            for b in &dtw_blocks {
+                file.push(b)?;
+            }
         }
         for b in &dtc_blocks {
             self.dtc.push(b)?;
@@ -622,7 +630,7 @@ mod tests {
     use crate::rules::{Brazilian, English, International, Italian, Russian, Spanish, Turkish};
     use crate::tablebase::format::TableFile;
     use crate::tablebase::format::unpack;
-    use crate::tablebase::{Material, Silent, SliceIndex, Tablebase, build_job, plan};
+    use crate::tablebase::{Contents, Material, Silent, SliceIndex, Tablebase, build_job, plan};
 
     /// A packed stream's frames stay far under zstd's streaming window however long a block
     /// is (Turkish 0302, five kings, is one block of 152 MB: read back through one frame, it
@@ -676,7 +684,8 @@ mod tests {
                 continue;
             }
             ENCODED.set(Some(Vec::new()));
-            build_job::<R>(&job, &tb, rules, &Silent).expect("the job builds");
+            let contents = Contents::every_kind(rules);
+            build_job::<R>(&job, &tb, contents, &Silent).expect("the job builds");
             let chunks = ENCODED.take().expect("recorded");
             // The job's slices are written one after the other, each in index order.
             let mut values = chunks.iter().flat_map(|[v, _, _]| v.iter().copied());
@@ -716,9 +725,9 @@ mod tests {
                 FileKind::Rules => (rule != NO_POSITION).then_some(rule),
             }
         };
-        let kinds = FileKind::BUILT
+        let kinds = FileKind::ALL
             .iter()
-            .chain(rules.then_some(&FileKind::Rules));
+            .filter(|&&k| k != FileKind::Rules || rules);
         for &kind in kinds {
             let path = tb.store().path(R::VARIANT, m, kind);
             let file = TableFile::open(&path, kind, R::VARIANT, m, u32::MAX)

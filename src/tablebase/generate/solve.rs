@@ -999,7 +999,7 @@ fn classify<R: Rules>(
                 super::capture_memo::prefetch(job.memo, &pos.play(mv));
             }
         }
-        let resolve = |mv| super::capture_memo::resolve(job.memo, job.tb, &pos.play(mv));
+        let resolve = |mv| super::capture_memo::resolve(job.memo, job.tb, &pos.play(mv), job.dtw);
         let best = Outcome::best_of(moves.iter().map(resolve))?;
         // A plain draw is drawn under the rules too ([`capture_rule`]).
         let mut captures = Moves::default();
@@ -1020,7 +1020,7 @@ fn classify<R: Rules>(
     let mut exit: Option<Outcome> = None;
     for mv in moves {
         let o = if mv.is_promotion() {
-            job.tb.resolve(&pos.play(mv), true)?.before_move()
+            job.tb.resolve(&pos.play(mv), job.dtw)?.before_move()
         } else if R::Board::is_sideways(mv.from(), mv.to()) {
             inside += 1;
             continue;
@@ -1089,7 +1089,7 @@ mod tests {
     use super::super::packing::Packing;
     use super::*;
     use crate::rules::{English, RuleSet};
-    use crate::tablebase::{Silent, Tablebase, build_job, plan};
+    use crate::tablebase::{Contents, Silent, Tablebase, build_job, plan};
 
     /// The rule results a level derives ([`PackedBatches::derived`], what a level that
     /// derived them keeps for the level below when one of its results is drawn by the
@@ -1111,12 +1111,14 @@ mod tests {
                 .iter()
                 .any(|k| key.starts_with(k))
             {
-                build_job::<English>(&job, &tb, rules, &Silent).expect("builds");
+                build_job::<English>(&job, &tb, Contents::every_kind(rules), &Silent)
+                    .expect("builds");
                 continue;
             }
             let [a, b] = job.key().sides();
             let governing = rules.governing(a, b);
-            let work = Job::<English>::new(&job, &tb, Some(rules), governing, Packing::Compressed);
+            let work =
+                Job::<English>::new(&job, &tb, Some(rules), governing, Packing::Compressed, true);
             let limit = work.governing.plies();
             assert!(limit.is_some(), "{key}: a quiet count governs it");
             let (mut above, mut above_rules): (Option<Level>, Option<KeptRules>) = (None, None);
@@ -1140,7 +1142,7 @@ mod tests {
                 above = Some(walked.values);
                 above_rules = Some(KeptRules::Plain(walked_rules));
             }
-            build_job::<English>(&job, &tb, rules, &Silent).expect("builds");
+            build_job::<English>(&job, &tb, Contents::every_kind(rules), &Silent).expect("builds");
         }
         assert!(compared > 100_000, "{compared}");
         std::fs::remove_dir_all(&dir).expect("remove the scratch tables");

@@ -36,6 +36,9 @@ pub(super) struct Job<'a, R: Rules> {
     pub tb: &'a Tablebase,
     /// The job's number for [`super::capture_memo::resolve`].
     pub memo: u64,
+    /// Whether the job builds distances to the end (and its inputs hold theirs): without
+    /// them its values' distances are only an order of resolution, never stored.
+    pub dtw: bool,
     /// How the job's temporary file is packed (and its levels' batches, where they are
     /// small enough: [`Packing::for_level`]).
     pub packing: Packing,
@@ -43,13 +46,15 @@ pub(super) struct Job<'a, R: Rules> {
 
 impl<'a, R: Rules> Job<'a, R> {
     /// What solving `job` needs to know: rule results of `rules` where it builds them,
-    /// `governing` the count of its material, its inputs in `tb`.
+    /// `governing` the count of its material, its inputs in `tb`, whether it builds
+    /// distances to the end (`dtw`).
     pub(super) fn new(
         job: &SliceJob,
         tb: &'a Tablebase,
         rules: Option<&'static RuleSet>,
         governing: Governing,
         packing: Packing,
+        dtw: bool,
     ) -> Self {
         let index: Vec<SliceIndex<R>> = job.slices.iter().map(|&m| SliceIndex::new(m)).collect();
         Job {
@@ -61,6 +66,7 @@ impl<'a, R: Rules> Job<'a, R> {
             tb,
             memo: super::capture_memo::next_job(),
             packing,
+            dtw,
         }
     }
 

@@ -54,8 +54,14 @@ impl From<TableError> for ProbeError {
 pub struct RatedMove {
     /// The move.
     pub mv: LegalMove,
-    /// The result for the side that plays it, with the distance counted from before it.
+    /// The result for the side that plays it, with the distance to the end counted from
+    /// before it where the tables hold distances to the end ([`Tablebase::has_dtw`]), else
+    /// 0.
     pub outcome: Outcome,
+    /// For a move that wins or loses, the plies to the next conversion through it for the
+    /// side that plays it: 1 where the move converts (a capture or a man's move), else one
+    /// more than the position it leads to ([`Tablebase::probe_dtc`]). `None` for a draw.
+    pub dtc: Option<u16>,
 }
 
 /// A legal move with its result under a rule set, from the point of view of the side
@@ -121,6 +127,8 @@ pub struct Tablebase {
     opening: Mutex<u32>,
     access: Access,
     damage: Mutex<Damage>,
+    /// Per variant, whether every slice holds its distances to the end (found once).
+    dtw_held: [OnceLock<bool>; Variant::ALL.len()],
 }
 
 /// The table files found damaged, each said once.
@@ -170,6 +178,7 @@ impl Tablebase {
             opening: Mutex::new(0),
             access,
             damage: Mutex::new(Damage::default()),
+            dtw_held: [const { OnceLock::new() }; Variant::ALL.len()],
         })
     }
 
@@ -181,6 +190,19 @@ impl Tablebase {
     /// The tables directory the tables are read from.
     pub fn store(&self) -> &Store {
         &self.store
+    }
+
+    /// Whether the tables of `variant` hold distances to the end (`damka generate --dtw`):
+    /// some slice has a win/draw/loss file and each such slice a distance file. Where they
+    /// do not, [`Tablebase::probe_dtw`] fails and the moves are rated by their distances to
+    /// conversion. Looked up once.
+    pub fn has_dtw(&self, variant: Variant) -> bool {
+        *self.dtw_held[variant as usize].get_or_init(|| {
+            self.store.listing(variant).is_ok_and(|listing| {
+                let slices = listing.slices_with(&[FileKind::Wdl]);
+                !slices.is_empty() && slices.iter().all(|&m| listing.has(m, FileKind::Dtw))
+            })
+        })
     }
 
     /// The place of a table among the opened ones, if it can exist.
@@ -329,6 +351,18 @@ impl Tablebase {
         self.resolve(pos, true)
     }
 
+    /// The result of `pos` with its distance to the end where the tables of its variant hold
+    /// distances to the end ([`Tablebase::has_dtw`]); `None` for a draw or where they do
+    /// not.
+    pub fn probe_result<R: Rules>(
+        &self,
+        pos: &Position<R>,
+    ) -> Result<(Wdl, Option<u16>), ProbeError> {
+        let dtw = self.has_dtw(R::VARIANT);
+        let o = self.resolve(pos, dtw)?;
+        Ok((o.wdl, (dtw && o.wdl != Wdl::Draw).then_some(o.dtw)))
+    }
+
     /// For a won or lost position, the plies to the next conversion (a capture or a man's
     /// move, or the end of the game) when the winner hastens to one that keeps the win and
     /// the loser delays it (Kingsrow's "moves to conversion", in plies); `None` for a draw.
@@ -341,26 +375,28 @@ impl Tablebase {
     /// ([`Tablebase::probe_dtc`]).
     fn wdl_and_dtc<R: Rules>(&self, pos: &Position<R>) -> Result<(Wdl, Option<u16>), ProbeError> {
         let wdl = self.resolve(pos, false)?.wdl;
+        Ok((wdl, self.dtc_of(pos, wdl)?))
+    }
+
+    /// The distance to conversion of `pos`, whose result is `wdl` ([`Tablebase::probe_dtc`]).
+    fn dtc_of<R: Rules>(&self, pos: &Position<R>, wdl: Wdl) -> Result<Option<u16>, ProbeError> {
         if wdl == Wdl::Draw {
-            return Ok((wdl, None));
+            return Ok(None);
         }
         if may_capture(pos) {
             let mut list = Captures::default();
             captures(pos, &mut list);
             if !list.as_slice().is_empty() {
-                return Ok((wdl, Some(1)));
+                return Ok(Some(1));
             }
         }
         let frame = MoverFrame::of(pos);
         if frame.mover == 0 {
-            return Ok((wdl, Some(0)));
+            return Ok(Some(0));
         }
         let (material, i) = slice_index::<R>(&frame)
             .ok_or_else(|| ProbeError::NotCovered(MAN_OFF_DOMAIN.into()))?;
-        Ok((
-            wdl,
-            Some(self.value(R::VARIANT, material, FileKind::Dtc, i)?),
-        ))
+        Ok(Some(self.value(R::VARIANT, material, FileKind::Dtc, i)?))
     }
 
     /// The stored rule result of a position seen from its side to move (every position has
@@ -404,10 +440,15 @@ impl Tablebase {
         rules: &RuleSet,
     ) -> Result<RuleResult, ProbeError> {
         if rules.quiet.is_none() && rules.material.is_empty() {
-            let plain = self.resolve(pos, true)?;
-            return Ok(match plain.wdl {
-                Wdl::Win => RuleResult::win(plain.dtw),
-                Wdl::Loss => RuleResult::loss(plain.dtw),
+            // No count can run out: the plain result, its plies those to the end where the
+            // tables hold them, else those to the next conversion.
+            let (wdl, plies) = match self.probe_result(pos)? {
+                (wdl, Some(dtw)) => (wdl, dtw),
+                (wdl, None) => (wdl, self.dtc_of(pos, wdl)?.unwrap_or(0)),
+            };
+            return Ok(match wdl {
+                Wdl::Win => RuleResult::win(plies),
+                Wdl::Loss => RuleResult::loss(plies),
                 Wdl::Draw => RuleResult::drawn(Wdl::Draw),
             });
         }
@@ -528,23 +569,44 @@ impl Tablebase {
         Ok(moves)
     }
 
-    /// Every legal move with its result for the side to move, best first: fastest wins,
-    /// then draws, then the slowest losses; equal moves in notation order.
+    /// Every legal move with its result for the side to move, best first: wins, then
+    /// draws, then losses; wins fastest first and losses slowest first, by the distance to
+    /// the end where the tables hold it ([`Tablebase::has_dtw`]), else by the distance to
+    /// conversion; equal moves in notation order.
     pub fn rated_moves<R: Rules>(&self, pos: &Position<R>) -> Result<Vec<RatedMove>, ProbeError> {
+        let dtw = self.has_dtw(R::VARIANT);
         let legal = legal_moves(pos);
         let mut ordered: Vec<&LegalMove> = legal.iter().collect();
         sort_moves(R::VARIANT, &mut ordered);
         let mut rated = ordered
             .into_iter()
             .map(|lm| {
-                let outcome = self.resolve(&pos.play(&lm.mv), true)?.before_move();
+                let after = pos.play(&lm.mv);
+                let reached = self.resolve(&after, dtw)?;
+                let dtc = self.dtc_of(&after, reached.wdl)?;
+                let outcome = match dtw {
+                    true => reached.before_move(),
+                    false => Outcome {
+                        wdl: reached.wdl.negated(),
+                        dtw: 0,
+                    },
+                };
+                let converts = lm.mv.is_capture() || !pos.kings().contains(lm.mv.from());
                 Ok(RatedMove {
                     mv: lm.clone(),
                     outcome,
+                    dtc: dtc.map(|d| if converts { 1 } else { d + 1 }),
                 })
             })
             .collect::<Result<Vec<_>, ProbeError>>()?;
-        rated.sort_by_key(|r| std::cmp::Reverse(r.outcome.score()));
+        rated.sort_by_key(|r| {
+            let sooner = match (dtw, r.outcome.wdl, r.dtc) {
+                (true, ..) | (_, Wdl::Draw, _) | (_, _, None) => 0,
+                (false, Wdl::Win, Some(d)) => -i32::from(d),
+                (false, Wdl::Loss, Some(d)) => i32::from(d),
+            };
+            std::cmp::Reverse((r.outcome.score(), sooner))
+        });
         Ok(rated)
     }
 

@@ -1,14 +1,12 @@
 //! Checking a level: every stored value, distance to conversion and rule result against
 //! the best over the position's moves ([`check_level`]).
 
-use std::sync::Arc;
-
 use rayon::prelude::*;
 
+use super::SliceFiles;
 use super::pair::{SliceCheck, TASK_POSITIONS, Tally};
 use super::read::{DtcReader, PlacedMen, ReadLevel};
 use crate::rules::{Move, MoveList, MoveSink, Position, RuleSet, Rules, generate};
-use crate::tablebase::format::TableFile;
 use crate::tablebase::index::levels::{Above, Level, Member, Place, Placements};
 use crate::tablebase::index::{KingArrangements, MoverFrame, SliceIndex};
 use crate::tablebase::probe::{ProbeError, Tablebase};
@@ -59,11 +57,14 @@ pub(super) fn check_level<R: Rules>(
     index: &[SliceIndex<R>],
     placements: &Placements<R>,
     (slice, arrangements): (u8, &Option<KingArrangements>),
-    (read, files): (&ReadLevel, &[[Arc<TableFile>; 3]]),
+    (read, files): (&ReadLevel, &[SliceFiles]),
     above: Option<&Level>,
     rules: Option<RuleCheck<'_>>,
 ) -> Result<Tally, ProbeError> {
     let (level, rule_level, captured) = (&read.values, read.rules.as_ref(), &read.captured);
+    // Without distances to the end, the win, draw or loss is checked (the distance to
+    // conversion, checked too, rules out wins that go round in circles).
+    let dtw = files.iter().all(|f| f.dtw.is_some());
     let kings = level.kings;
     let twin = if index.len() == 2 { 1 - slice } else { 0 };
     let mine: Vec<(u64, Place)> = level.starts(slice).collect();
@@ -198,7 +199,7 @@ pub(super) fn check_level<R: Rules>(
                         });
                         let o = match after {
                             Some(o) => o,
-                            None => tb.resolve(&pos.play(mv), true)?,
+                            None => tb.resolve(&pos.play(mv), dtw)?,
                         }
                         .before_move();
                         if o.wdl == stored.wdl && stored.wdl != Wdl::Draw {
@@ -220,7 +221,11 @@ pub(super) fn check_level<R: Rules>(
                     }
                     let expected = expected.unwrap_or(Outcome::loss(0));
                     let expected_dtc = expected_dtc.unwrap_or(0);
-                    if stored == expected && stored.wdl != Wdl::Draw && tally.bad.is_none() {
+                    let agrees = match dtw {
+                        true => stored == expected,
+                        false => stored.wdl == expected.wdl,
+                    };
+                    if agrees && stored.wdl != Wdl::Draw && tally.bad.is_none() {
                         let stored_dtc = dtcs.in_order(here.in_batch(), slice, i)?;
                         if stored_dtc != expected_dtc {
                             tally.bad = Some(SliceCheck::BadDtc {
@@ -235,11 +240,18 @@ pub(super) fn check_level<R: Rules>(
                         Wdl::Draw => 1,
                         Wdl::Loss => 2,
                     }] += 1;
-                    if stored != expected && tally.bad.is_none() {
-                        tally.bad = Some(SliceCheck::Bad {
-                            index: i,
-                            stored,
-                            expected,
+                    if !agrees && tally.bad.is_none() {
+                        tally.bad = Some(match dtw {
+                            true => SliceCheck::Bad {
+                                index: i,
+                                stored,
+                                expected,
+                            },
+                            false => SliceCheck::BadWdl {
+                                index: i,
+                                stored: stored.wdl,
+                                expected: expected.wdl,
+                            },
                         });
                     }
                     tally.bad = tally.bad.take().or(rule_bad);

@@ -37,6 +37,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::Variant;
 use crate::rules::{Governing, RuleSet, Rules};
 use crate::tablebase::format::TableError;
 use crate::tablebase::format::TableFile;
@@ -80,14 +81,13 @@ pub fn verify_pair<R: Rules>(tb: &Tablebase, m: Material) -> Result<PairChecks, 
     };
     let files = slices
         .iter()
-        .map(|&s| {
-            Ok([
-                tb.table(R::VARIANT, s, FileKind::Wdl)?,
-                tb.table(R::VARIANT, s, FileKind::Dtw)?,
-                tb.table(R::VARIANT, s, FileKind::Dtc)?,
-            ])
-        })
+        .map(|&s| SliceFiles::open(tb, R::VARIANT, s))
         .collect::<Result<Vec<_>, ProbeError>>()?;
+    if files.iter().any(|f| f.dtw.is_some()) && files.iter().any(|f| f.dtw.is_none()) {
+        return Err(
+            TableError::Missing(tb.store().path(R::VARIANT, m.flipped(), FileKind::Dtw)).into(),
+        );
+    }
     let rule_files = match tb.table(R::VARIANT, m, FileKind::Rules) {
         Err(TableError::Missing(_)) => None,
         Err(e) => return Err(e.into()),
@@ -122,7 +122,11 @@ pub fn verify_pair<R: Rules>(tb: &Tablebase, m: Material) -> Result<PairChecks, 
     let derived = rules
         .filter(|_| pair_none)
         .and_then(|r| derivable(tb, R::VARIANT, &SliceJob::for_slice(m), r.governing(a, b)));
-    for file in files.iter().flatten().chain(rule_files.iter().flatten()) {
+    for file in files
+        .iter()
+        .flat_map(SliceFiles::all)
+        .chain(rule_files.iter().flatten())
+    {
         (0..file.header().blocks)
             .into_par_iter()
             .try_for_each(|b| file.decode_block(b).map(drop))?;
@@ -219,12 +223,42 @@ pub fn verify_pair<R: Rules>(tb: &Tablebase, m: Material) -> Result<PairChecks, 
         .collect())
 }
 
+/// The files of a slice that hold its values: win/draw/loss, distance to the end where
+/// built, distance to conversion.
+pub(super) struct SliceFiles {
+    pub(super) wdl: Arc<TableFile>,
+    pub(super) dtw: Option<Arc<TableFile>>,
+    pub(super) dtc: Arc<TableFile>,
+}
+
+impl SliceFiles {
+    /// Opens slice `m`'s files (its distance file if there is one).
+    fn open(tb: &Tablebase, variant: Variant, m: Material) -> Result<SliceFiles, ProbeError> {
+        let dtw = match tb.table(variant, m, FileKind::Dtw) {
+            Err(TableError::Missing(_)) => None,
+            file => Some(file?),
+        };
+        Ok(SliceFiles {
+            wdl: tb.table(variant, m, FileKind::Wdl)?,
+            dtw,
+            dtc: tb.table(variant, m, FileKind::Dtc)?,
+        })
+    }
+
+    /// The files with their kinds.
+    fn all(&self) -> impl Iterator<Item = &Arc<TableFile>> {
+        [Some(&self.wdl), self.dtw.as_ref(), Some(&self.dtc)]
+            .into_iter()
+            .flatten()
+    }
+}
+
 /// The verdict on one slice from its tally over every level: its first bad value, else the
 /// first header whose counts disagree with the tally's.
 fn slice_verdict(
     tally: Tally,
     size: u64,
-    files: &[Arc<TableFile>; 3],
+    files: &SliceFiles,
     rule_file: Option<&Arc<TableFile>>,
 ) -> SliceCheck {
     if let Some(bad) = tally.bad {
@@ -243,8 +277,8 @@ fn slice_verdict(
         };
     }
     let rule_file = rule_file.map(|f| (FileKind::Rules, f, rule_counted));
-    let built = FileKind::BUILT.into_iter().zip(files);
-    for (kind, file, counted) in built.map(|(k, f)| (k, f, counted)).chain(rule_file) {
+    let built = files.all().map(|f| (f.header().kind, f, counted));
+    for (kind, file, counted) in built.chain(rule_file) {
         let h = file.header();
         let header = [h.wins, h.draws, h.losses, h.unused];
         if header != counted {

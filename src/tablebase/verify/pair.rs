@@ -6,8 +6,8 @@ use crate::tablebase::format::FileKind;
 use crate::tablebase::index::levels::Placements;
 use crate::tablebase::index::material::Material;
 use crate::tablebase::index::{KingArrangements, SliceIndex};
-use crate::tablebase::value::Outcome;
 use crate::tablebase::value::RuleResult;
+use crate::tablebase::value::{Outcome, Wdl};
 
 /// The verdict on one slice.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,6 +22,16 @@ pub enum SliceCheck {
         stored: Outcome,
         /// What the moves say.
         expected: Outcome,
+    },
+    /// The first index whose stored win, draw or loss disagrees, in a slice without
+    /// distances to the end.
+    BadWdl {
+        /// The index.
+        index: u64,
+        /// What the table says.
+        stored: Wdl,
+        /// What the moves say.
+        expected: Wdl,
     },
     /// The first index whose stored distance to conversion disagrees.
     BadDtc {
@@ -110,6 +120,7 @@ impl Tally {
 fn bad_index(bad: &SliceCheck) -> u64 {
     match bad {
         SliceCheck::Bad { index, .. }
+        | SliceCheck::BadWdl { index, .. }
         | SliceCheck::BadDtc { index, .. }
         | SliceCheck::BadRules { index, .. } => *index,
         SliceCheck::Ok | SliceCheck::Counts { .. } | SliceCheck::DrawnByRules { .. } => u64::MAX,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::SliceFiles;
 use super::pair::{PairIndex, TASK_POSITIONS};
 use crate::rules::{MoveList, Position, Rules, captures, generate, may_capture};
 use crate::tablebase::format::TableFile;
@@ -33,12 +34,14 @@ use crate::tablebase::value::{Outcome, Wdl};
 /// themselves, two bytes a position less).
 pub(super) fn read_level<R: Rules>(
     tb: &Tablebase,
-    files: &[[Arc<TableFile>; 3]],
+    files: &[SliceFiles],
     rule_files: Option<&[Arc<TableFile>]>,
     pair: &PairIndex<R>,
     (level, above): (usize, Option<&Level>),
 ) -> Result<ReadLevel, ProbeError> {
     let (index, placements, arrangements) = (&pair.index, &pair.placements, &pair.arrangements);
+    // Whether the pair has distances to the end (else the values are checked without them).
+    let dtw = files.iter().all(|f| f.dtw.is_some());
     let members = placements.members(level);
     let kings = placements.kings_per_placement();
     let mut values = vec![0u16; members.len() * kings as usize];
@@ -57,7 +60,12 @@ pub(super) fn read_level<R: Rules>(
     // Per slice: whether its twin's distance file leaves positions on even rows unread
     // (then this slice is searched, and its own positions are found in two passes).
     let twin_even: Vec<bool> = (0..files.len())
-        .map(|s| files[(s + 1) % files.len()][1].header().even_rows_searched)
+        .map(|s| {
+            let twin = &files[(s + 1) % files.len()];
+            twin.dtw
+                .as_ref()
+                .is_some_and(|d| d.header().even_rows_searched)
+        })
         .collect();
     // Per slice: the quiet count's plies where its rules file derives results from its
     // values and distances to conversion (set once those are all in; until then a derived
@@ -96,17 +104,18 @@ pub(super) fn read_level<R: Rules>(
                 if may_capture(&pos) {
                     captures(&pos, &mut list);
                     if !list.as_slice().is_empty() {
-                        let o = tb.resolve_captures(&pos, list.as_slice(), true)?;
+                        let o = tb.resolve_captures(&pos, list.as_slice(), dtw)?;
                         *value = o.code();
                         captured[n / 64] |= 1 << (n % 64);
                         continue;
                     }
                 }
-                let [wdl, dtw, _] = &files[s];
+                let (wdl, dtw_file) = (&files[s].wdl, files[s].dtw.as_deref());
                 let [w_block, d_block] = &mut blocks[s];
-                let (w, d) = (wdl.header(), dtw.header());
-                let searched = w.searched || d.searched;
-                let forced = (w.forced_searched || d.forced_searched) && forced_exchange(&pos);
+                let (w, d) = (wdl.header(), dtw_file.map(|f| f.header()));
+                let searched = w.searched || d.is_some_and(|d| d.searched);
+                let forced = (w.forced_searched || d.is_some_and(|d| d.forced_searched))
+                    && forced_exchange(&pos);
                 if searched || forced {
                     // Its value is its moves' (`LevelsRead::fill_unread`, once the values
                     // read are in), into values that the checks of their own positions hold
@@ -123,10 +132,17 @@ pub(super) fn read_level<R: Rules>(
                     continue;
                 }
                 let side = pos.side_to_move();
-                let even = d.even_rows_searched && even_rows::<R>(pos.pieces(side).0, side);
+                let even = d.is_some_and(|d| d.even_rows_searched)
+                    && even_rows::<R>(pos.pieces(side).0, side);
+                // The distance to the end, where the slice has one (else 0: only the win,
+                // draw or loss is checked).
+                let mut distance = || match dtw_file {
+                    Some(f) => d_block.value(f, i),
+                    None => Ok(0),
+                };
                 let stored = match (w_block.value(wdl, i)? as u8, even) {
-                    (wdl_code::WIN, false) => Outcome::win(d_block.value(dtw, i)?),
-                    (wdl_code::LOSS, false) => Outcome::loss(d_block.value(dtw, i)?),
+                    (wdl_code::WIN, false) => Outcome::win(distance()?),
+                    (wdl_code::LOSS, false) => Outcome::loss(distance()?),
                     // A win or loss whose distance is its moves' (the win or loss checked
                     // when it is found).
                     (code @ (wdl_code::WIN | wdl_code::LOSS), true) => {
@@ -165,7 +181,7 @@ pub(super) fn read_level<R: Rules>(
         // are unread, its odd rows. Then those even rows (their moves lead to the searched
         // slice's positions just found), then the searched slice's other positions.
         for pass in Unread::PASSES {
-            levels_read.fill_unread(tb, &mut values, &unread, pass)?;
+            levels_read.fill_unread(tb, &mut values, &unread, (pass, dtw))?;
         }
     }
     let held = (!(WINDOW_MIN..=WINDOW_MAX).contains(&kings)).then(|| {
@@ -236,7 +252,7 @@ const WINDOW_MAX: u64 = 1 << 22;
 /// check reads a position's own in the order of the level, and those of its king moves'
 /// successors, which are all of one placement: a window holds that placement's distances.
 pub(super) struct DtcReader<'a> {
-    files: &'a [[Arc<TableFile>; 3]],
+    files: &'a [SliceFiles],
     values: &'a Level,
     captured: &'a [u64],
     held: Option<&'a Level>,
@@ -248,7 +264,7 @@ pub(super) struct DtcReader<'a> {
 
 impl<'a> DtcReader<'a> {
     pub(super) fn new(
-        files: &'a [[Arc<TableFile>; 3]],
+        files: &'a [SliceFiles],
         values: &'a Level,
         captured: &'a [u64],
         held: Option<&'a Level>,
@@ -291,7 +307,7 @@ impl<'a> DtcReader<'a> {
         let start = o - o % kings;
         let m = Member::from_key(self.values.blocks[o / kings].0);
         let slice = m.slice as usize;
-        let file = &self.files[slice][2];
+        let file = &self.files[slice].dtc;
         let h = file.header();
         let per_block = h.block_positions as u64;
         let mut dtcs = std::mem::take(&mut self.window.1);
@@ -326,7 +342,7 @@ impl<'a> DtcReader<'a> {
             return Ok(known);
         }
         let slice = slice as usize;
-        self.blocks[slice].value(&self.files[slice][2], i)
+        self.blocks[slice].value(&self.files[slice].dtc, i)
     }
 
     /// The distance to conversion of position `o` where its file's is not it: 0 for a
@@ -390,14 +406,15 @@ impl<R: Rules> LevelsRead<'_, R> {
     /// whose `unread` is in `pass` to the best outcome over their moves: a quiet move's
     /// successor from this level or the one above, any other (or a successor whose value is
     /// not in yet) from the tables. A position whose win or loss is stored keeps it, with the
-    /// distance found: where the moves say otherwise, its check finds it wrong. The
-    /// outcomes are found first, two bytes each, then set.
+    /// distance found: where the moves say otherwise, its check finds it wrong. Distances
+    /// to the end are found where the pair has them (`dtw`). The outcomes are found first,
+    /// two bytes each, then set.
     fn fill_unread(
         &self,
         tb: &Tablebase,
         values: &mut Level,
         unread: &UnreadLevel,
-        pass: &[Unread],
+        (pass, dtw): (&[Unread], bool),
     ) -> Result<(), ProbeError> {
         let members = self.placements.members(self.level);
         let kings = self.placements.kings_per_placement();
@@ -436,7 +453,7 @@ impl<R: Rules> LevelsRead<'_, R> {
                         };
                         match known {
                             Some(known) => Ok(known),
-                            None => tb.resolve(&after, true),
+                            None => tb.resolve(&after, dtw),
                         }
                     }))?;
                     found.push(best.code());
