@@ -593,3 +593,62 @@ impl AsyncWrite for GuardedStream {
         Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIMITS: Limits = Limits {
+        max_connections: 512,
+        idle: Duration::from_secs(30),
+        header: Duration::from_secs(10),
+    };
+
+    #[test]
+    fn a_kind_logs_one_event_then_the_count_of_an_interval() {
+        let log = EventLog::new(LIMITS);
+        let evicted = Event::Closed(Close::Evicted);
+        assert_eq!(
+            log.line(evicted, 1, ""),
+            "damka serve: connection cap reached (512 open, --max-connections): closed the \
+             connection idle longest to accept new ones"
+        );
+        assert_eq!(
+            log.line(evicted, 589, ""),
+            "damka serve: connection cap reached (512 open, --max-connections): closed 589 \
+             connections idle longest to accept new ones in the last 10 s"
+        );
+        assert_eq!(
+            log.line(Event::Closed(Close::Idle), 3, ""),
+            "damka serve: closed 3 connections idle for 30 s (--idle-timeout) in the last 10 s"
+        );
+        assert_eq!(
+            log.line(Event::Refused, 1, ""),
+            "damka serve: connection cap reached (512 open, --max-connections), all busy: \
+             answered a new connection with 503"
+        );
+    }
+
+    #[test]
+    fn the_deadline_is_the_idle_one_then_the_headers_none_while_busy() {
+        let now = Instant::now();
+        let mut state = State {
+            busy: 0,
+            idle_since: now,
+            head_since: None,
+            closing: None,
+            waker: None,
+        };
+        assert_eq!(
+            state.deadline(&LIMITS),
+            Some((now + LIMITS.idle, Close::Idle))
+        );
+        state.head_since = Some(now + Duration::from_secs(25));
+        assert_eq!(
+            state.deadline(&LIMITS),
+            Some((now + Duration::from_secs(35), Close::Header))
+        );
+        state.busy = 1;
+        assert_eq!(state.deadline(&LIMITS), None);
+    }
+}
