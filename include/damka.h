@@ -66,7 +66,10 @@ typedef enum {
    */
   DAMKA_ERR_POSITION = -5,
   /*
-   A position no table holds: the side not to move has no pieces (the game is over).
+   A position no table holds: one no game reaches, whose side not to move has no
+   pieces (`W:W:B`, `B:W:B`, `W:WK5:B`; the conditional probe says so too), or a man
+   where its side's men never stand (a Turkish man on its own back rank). A side to
+   move without pieces or moves is no error: it has lost, at distance 0.
    */
   DAMKA_ERR_NOT_COVERED = -6,
   /*
@@ -92,7 +95,8 @@ typedef enum {
    */
   DAMKA_ERR_NO_RULES = -11,
   /*
-   A number argument out of its range (a negative count of plies).
+   A number argument out of its range (a negative count of plies); the message names
+   it.
    */
   DAMKA_ERR_ARGUMENT = -12,
 } damka_status;
@@ -398,9 +402,10 @@ int damka_probe_dtc(const damka_tablebase *tb, const char *variant, const char *
  with `quiet_plies` played without a capture or man move and `material_plies` since its
  material count started (0 and 0: just after a conversion). On `DAMKA_OK` `*category`
  is 2 win, 1 cursed win (won, but not within the counts), 0 draw, -1 blessed loss, -2
- loss. Tables built without rule results (no `.rules` file) give `DAMKA_ERR_NO_TABLE`;
- rules files of another rule set `DAMKA_ERR_NO_RULES`; a negative count
- `DAMKA_ERR_ARGUMENT`.
+ loss. Every count past the rules' limits gives the same answer (`INT_MAX` included).
+ Tables built without rule results (no `.rules` file) give `DAMKA_ERR_NO_TABLE`; rules
+ files of another rule set `DAMKA_ERR_NO_RULES`; a negative count `DAMKA_ERR_ARGUMENT`,
+ its message naming it.
 
  # Safety
  As for `damka_probe_wdl`.

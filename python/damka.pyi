@@ -33,8 +33,8 @@ class Tablebase:
     """
 
     def __new__(cls, dir: Union[str, "os.PathLike[str]"]) -> "Tablebase":
-        """Opens the tables under ``dir``; raises :class:`TablebaseError` when it is not a
-        directory."""
+        """Opens the tables under ``dir``; raises :class:`TablebaseError` when it does not
+        exist or is not a directory."""
 
     @property
     def dir(self) -> pathlib.Path:
@@ -44,7 +44,9 @@ class Tablebase:
         """Win (1), draw (0) or loss (-1) for the side to move.
 
         Raises ``ValueError`` for an unknown variant, a bad FEN or a position no table can
-        hold (a Turkish man on its own back rank), :class:`TablebaseError` when a table the
+        hold: one no game reaches, whose side not to move has no pieces (``W:W:B``,
+        ``W:WK5:B``), or a Turkish man on its own back rank. A side to move without pieces
+        or moves has lost: -1 (distance 0). Raises :class:`TablebaseError` when a table the
         position needs is missing or damaged.
         """
 
@@ -64,14 +66,17 @@ class Tablebase:
         self, variant: str, fen: str, quiet_plies: int = 0, material_plies: int = 0
     ) -> str:
         """The result under the variant's default draw rules with these counters:
-        ``"win"``, ``"cursed-win"``, ``"draw"``, ``"blessed-loss"`` or ``"loss"``. Raises
-        :class:`TablebaseError` for tables without rule results."""
+        ``"win"``, ``"cursed-win"``, ``"draw"``, ``"blessed-loss"`` or ``"loss"``. Counts past
+        the rules' limits give the same answer, up to 2**32 - 1; a count outside 0 to
+        2**32 - 1 raises ``ValueError`` naming it. Raises :class:`TablebaseError` for tables
+        without rule results."""
 
     def rule_moves(
         self, variant: str, fen: str, quiet_plies: int = 0, material_plies: int = 0
     ) -> Tuple[str, List[Tuple[str, str]]]:
         """The result under the default draw rules and every legal move with its category,
-        best under the rules first: ``("win", [(move, category), ...])``."""
+        best under the rules first: ``("win", [(move, category), ...])``. Counts are
+        checked as :meth:`probe_rules` checks them."""
 
     def moves(self, variant: str, fen: str) -> List[Tuple[str, int, Optional[int]]]:
         """Every legal move with its result, best first: ``[(move, wdl, dtw), ...]``.

@@ -121,6 +121,19 @@ fn fen_quirks_of_real_files_are_read() {
         )
         .map(|p| write_fen(&p))
     );
+    // A FEN pasted with its PDN tag, or in quotes, reads as the FEN.
+    for pasted in [
+        "[FEN \"W:W31,32:B1,2\"]",
+        " [fen \" W:W31,32:B1,2. \"] ",
+        "[FEN\"W:W31,32:B1,2\"]",
+        "\"W:W31,32:B1,2\"",
+    ] {
+        assert_eq!(
+            parse_fen::<International>(pasted).map(|p| write_fen(&p)),
+            Ok("W:W31,32:B1,2".to_string()),
+            "{pasted}"
+        );
+    }
     // A range of kings.
     let kings = parse_fen::<International>("B:WK1-3:B45").expect("range of kings");
     assert_eq!(kings.kings_of(Color::White).count(), 3);
@@ -146,6 +159,9 @@ fn malformed_fens_give_their_error() {
         ("W:W31:B31", Overlap("31".into())),
         ("W:W3:B40", ManOnPromotionRow(Color::White, "3".into())),
         ("W:W30:B48", ManOnPromotionRow(Color::Black, "48".into())),
+        ("[Event \"x\"]", Tag("[Event \"x\"]".into())),
+        ("[FEN \"W:W31:B1\"", Tag("[FEN \"W:W31:B1\"".into())),
+        ("[FEN W:W31:B1]", Tag("[FEN W:W31:B1]".into())),
         (
             "W:WK1-21:B45",
             TooManyPieces {

@@ -231,7 +231,15 @@ unsafe fn probe_bits(
         let outcome = with_rules!(variant, R => {
             let pos = position_of::<R>(pos)?;
             if cached_only {
-                tb.resolve_cached(&pos, with_dtw).ok_or(NOT_IN_MEMORY)?
+                // No answer from memory: an unreachable position is refused as the plain
+                // probe refuses it, at no cost to the answers found.
+                match tb.resolve_cached(&pos, with_dtw) {
+                    Some(outcome) => outcome,
+                    None => {
+                        pos.reachable().map_err(|e| probe_failure(e.into()))?;
+                        return Err(NOT_IN_MEMORY);
+                    }
+                }
             } else {
                 tb.resolve(&pos, with_dtw).map_err(probe_failure)?
             }

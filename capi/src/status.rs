@@ -33,7 +33,10 @@ pub enum damka_status {
     /// colours, a king flag on an empty square, a man on its crowning row, a side value
     /// other than `DAMKA_WHITE` or `DAMKA_BLACK`).
     DAMKA_ERR_POSITION = -5,
-    /// A position no table holds: the side not to move has no pieces (the game is over).
+    /// A position no table holds: one no game reaches, whose side not to move has no
+    /// pieces (`W:W:B`, `B:W:B`, `W:WK5:B`; the conditional probe says so too), or a man
+    /// where its side's men never stand (a Turkish man on its own back rank). A side to
+    /// move without pieces or moves is no error: it has lost, at distance 0.
     DAMKA_ERR_NOT_COVERED = -6,
     /// A table file the answer needs is not in the directory (the position has more
     /// pieces than the tables built there).
@@ -47,7 +50,8 @@ pub enum damka_status {
     /// The tables hold no rule results under the rules asked for: their rules files hold
     /// another rule set (built with `damka generate --rules NAME`); the message says which.
     DAMKA_ERR_NO_RULES = -11,
-    /// A number argument out of its range (a negative count of plies).
+    /// A number argument out of its range (a negative count of plies); the message names
+    /// it.
     DAMKA_ERR_ARGUMENT = -12,
 }
 

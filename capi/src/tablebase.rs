@@ -21,8 +21,11 @@ pub struct damka_tablebase {
 /// The failure of a probe.
 pub(crate) fn probe_failure(e: ProbeError) -> Failure {
     let status = match &e {
-        ProbeError::NotCovered(_) => damka_status::DAMKA_ERR_NOT_COVERED,
+        ProbeError::NotCovered(_) | ProbeError::Unreachable(_) => {
+            damka_status::DAMKA_ERR_NOT_COVERED
+        }
         ProbeError::NoRuleResults(_) => damka_status::DAMKA_ERR_NO_RULES,
+        ProbeError::NoDirectory { .. } => damka_status::DAMKA_ERR_DIRECTORY,
         ProbeError::Table(TableError::Missing(_)) => damka_status::DAMKA_ERR_NO_TABLE,
         ProbeError::Table(_) => damka_status::DAMKA_ERR_TABLE,
     };
@@ -54,13 +57,7 @@ pub unsafe extern "C" fn damka_open_with_cache(
     guard_ptr(|| {
         // Safety: the caller's guarantee.
         let dir = unsafe { str_arg(dir, "dir")? };
-        let tb = Tablebase::with_cache(dir, cache_bytes).map_err(|e| match e {
-            ProbeError::Table(TableError::Missing(_)) => Failure::new(
-                damka_status::DAMKA_ERR_DIRECTORY,
-                format!("{dir}: no such tables directory"),
-            ),
-            other => probe_failure(other),
-        })?;
+        let tb = Tablebase::with_cache(dir, cache_bytes).map_err(probe_failure)?;
         Ok(Box::into_raw(Box::new(damka_tablebase { tb })))
     })
 }
@@ -223,9 +220,10 @@ pub const DAMKA_NO_RULES: i32 = -9;
 /// with `quiet_plies` played without a capture or man move and `material_plies` since its
 /// material count started (0 and 0: just after a conversion). On `DAMKA_OK` `*category`
 /// is 2 win, 1 cursed win (won, but not within the counts), 0 draw, -1 blessed loss, -2
-/// loss. Tables built without rule results (no `.rules` file) give `DAMKA_ERR_NO_TABLE`;
-/// rules files of another rule set `DAMKA_ERR_NO_RULES`; a negative count
-/// `DAMKA_ERR_ARGUMENT`.
+/// loss. Every count past the rules' limits gives the same answer (`INT_MAX` included).
+/// Tables built without rule results (no `.rules` file) give `DAMKA_ERR_NO_TABLE`; rules
+/// files of another rule set `DAMKA_ERR_NO_RULES`; a negative count `DAMKA_ERR_ARGUMENT`,
+/// its message naming it.
 ///
 /// # Safety
 /// As for `damka_probe_wdl`.
@@ -241,17 +239,17 @@ pub unsafe extern "C" fn damka_probe_rules(
     guard(|| {
         // Safety: the caller's guarantees are passed on.
         let (tb, variant, fen, category) = unsafe { fen_args(tb, variant, fen, category)? };
-        let plies = |n: c_int| {
+        let plies = |n: c_int, name: &str| {
             u32::try_from(n).map_err(|_| {
                 Failure::new(
                     damka_status::DAMKA_ERR_ARGUMENT,
-                    format!("{n} plies: a count is 0 or more"),
+                    format!("{name} is {n}: a count of plies is 0 or more"),
                 )
             })
         };
         let counters = Counters {
-            quiet: plies(quiet_plies)?,
-            material: plies(material_plies)?,
+            quiet: plies(quiet_plies, "quiet_plies")?,
+            material: plies(material_plies, "material_plies")?,
         };
         let rules = RuleSet::default_for(variant);
         let c = with_rules!(variant, R => tb.probe_rules(&read_fen::<R>(fen)?, rules, counters));

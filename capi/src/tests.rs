@@ -192,7 +192,7 @@ fn c_probe_text(tb: &Handle, variant: Variant, fen: &str) -> Result<String, (c_i
                 m.dtw
             )),
         }
-        out.push_str(&format!(" {}\n", category_name(m.rules)));
+        out.push_str(&format!(" rules {}\n", category_name(m.rules)));
     }
     // Safety: a list from damka_moves, freed once.
     unsafe { damka_move_list_free(list) };
@@ -306,14 +306,14 @@ fn agree_with_cli<R: Rules>(tb: &Handle, rng: &mut Lcg) -> usize {
                 check_bitboards(tb, R::VARIANT, &fen, &bits);
                 compared += 1;
             }
-            // A side without pieces: the game is over, neither answers.
+            // No table holds it: neither answers, both say why in the same words.
             (Err((code, why)), Err(cli_why)) => {
                 assert_eq!(
                     code,
                     damka_status::DAMKA_ERR_NOT_COVERED as c_int,
                     "{fen}: {why}"
                 );
-                assert!(cli_why.contains("not in the tables"), "{fen}: {cli_why}");
+                assert!(cli_why.contains(&why), "{fen}: {cli_why}");
             }
             (a, b) => panic!("{} {fen}: C {a:?}, command line {b:?}", R::VARIANT),
         }
@@ -345,6 +345,137 @@ fn first_position_is_a_win_in_61() {
     assert_eq!(
         Ok(text),
         cli_probe_text(tables_dir(), Variant::English, "W:WK19,K23:BK28,12")
+    );
+}
+
+/// The finished-game rule through the C ABI: a position no game reaches (the side not to
+/// move without pieces) is refused by every probe, from a FEN or bitboards, plain or
+/// conditional, with `DAMKA_ERR_NOT_COVERED` and the library's message; a side to move
+/// without pieces has lost, at distance 0.
+#[test]
+fn unreachable_positions_are_refused_and_a_finished_game_is_a_loss() {
+    use damka_status::*;
+    let tb = Handle::open(tables_dir());
+    let fresh = Handle::open(tables_dir());
+    let english = c("english");
+    let code = |s: damka_status| s as c_int;
+    for (fen, idle) in [("W:W:B", "black"), ("B:W:B", "white"), ("W:WK5:B", "black")] {
+        let f = c(fen);
+        let message = format!(
+            "illegal position: {idle}, not to move, has no pieces (no game reaches it: the \
+             capture of {idle}'s last piece ends the game with {idle} to move, a loss)"
+        );
+        let mut out = 7;
+        let mut list = std::ptr::null_mut();
+        let mut bits = damka_position {
+            white: 0,
+            black: 0,
+            kings: 0,
+            side: 0,
+        };
+        // Safety: live handles, NUL-terminated strings, valid out pointers.
+        let codes = unsafe {
+            [
+                (
+                    "wdl",
+                    damka_probe_wdl(tb.0, english.as_ptr(), f.as_ptr(), &mut out),
+                ),
+                (
+                    "dtw",
+                    damka_probe_dtw(tb.0, english.as_ptr(), f.as_ptr(), &mut out),
+                ),
+                (
+                    "dtc",
+                    damka_probe_dtc(tb.0, english.as_ptr(), f.as_ptr(), &mut out),
+                ),
+                (
+                    "rules",
+                    damka_probe_rules(tb.0, english.as_ptr(), f.as_ptr(), 0, 0, &mut out),
+                ),
+                (
+                    "moves",
+                    damka_moves(tb.0, english.as_ptr(), f.as_ptr(), &mut list),
+                ),
+                ("fen to bits", {
+                    let read = damka_position_from_fen(english.as_ptr(), f.as_ptr(), &mut bits);
+                    assert_eq!(read, 0, "{fen}: {}", last_error());
+                    damka_probe_position(tb.0, 21, &bits, &mut out, std::ptr::null_mut())
+                }),
+                (
+                    "conditional",
+                    damka_probe_position_cached(fresh.0, 21, &bits, &mut out, std::ptr::null_mut()),
+                ),
+            ]
+        };
+        for (what, got) in codes {
+            assert_eq!(got, code(DAMKA_ERR_NOT_COVERED), "{fen} {what}");
+            // Every failure sets the message; the last one's is the one to read, and each
+            // call made the same.
+        }
+        assert_eq!(last_error(), message, "{fen}");
+        assert_eq!(out, 7, "{fen}: an output written on failure");
+        assert!(list.is_null(), "{fen}: a move list on failure");
+    }
+    // The finished game: the side to move has no pieces, and has lost in 0 plies.
+    let over = c("W:W:BK5");
+    let (mut wdl, mut dtw, mut dtc) = (9, 9, 9);
+    // Safety: as above.
+    unsafe {
+        assert_eq!(
+            damka_probe_wdl(tb.0, english.as_ptr(), over.as_ptr(), &mut wdl),
+            0
+        );
+        assert_eq!(
+            damka_probe_dtw(tb.0, english.as_ptr(), over.as_ptr(), &mut dtw),
+            0
+        );
+        assert_eq!(
+            damka_probe_dtc(tb.0, english.as_ptr(), over.as_ptr(), &mut dtc),
+            0
+        );
+    }
+    assert_eq!((wdl, dtw, dtc), (-1, 0, 0));
+}
+
+/// Counts of plies at their limits: `INT_MAX` plies without a conversion give what any
+/// count past the rules' 80 plies gives (First Position: a win the counts draw), a
+/// negative count is refused, naming it.
+#[test]
+fn counts_at_their_limits_answer_or_say_which_is_wrong() {
+    use damka_status::*;
+    let tb = Handle::open(tables_dir());
+    let (english, fen) = (c("english"), c("W:WK19,K23:BK28,12"));
+    let rules = |quiet: c_int, material: c_int| {
+        let mut category = 9;
+        // Safety: a live handle, NUL-terminated strings, a valid out pointer.
+        let code = unsafe {
+            damka_probe_rules(
+                tb.0,
+                english.as_ptr(),
+                fen.as_ptr(),
+                quiet,
+                material,
+                &mut category,
+            )
+        };
+        (code, category)
+    };
+    assert_eq!(rules(0, 0), (0, 2), "a win");
+    assert_eq!(rules(1000, 0), (0, 1), "past the 40 moves each: cursed");
+    assert_eq!(rules(c_int::MAX, 0), (0, 1), "{}", last_error());
+    assert_eq!(rules(c_int::MAX, c_int::MAX), (0, 1), "{}", last_error());
+    assert_eq!(rules(-1, 0), (DAMKA_ERR_ARGUMENT as c_int, 9));
+    assert_eq!(
+        last_error(),
+        "quiet_plies is -1: a count of plies is 0 or more"
+    );
+    assert_eq!(rules(0, c_int::MIN), (DAMKA_ERR_ARGUMENT as c_int, 9));
+    assert_eq!(
+        last_error(),
+        format!(
+            "material_plies is {}: a count of plies is 0 or more",
+            c_int::MIN
+        )
     );
 }
 

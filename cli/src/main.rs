@@ -72,16 +72,10 @@ pub fn rule_set(
     }
 }
 
-/// Refuses a position whose side not to move has no pieces: the game ended with the move
-/// before, so there is nothing to probe or search (an illegal position, exit code 2).
-pub fn finished_game<R: damka::Rules>(pos: &damka::Position<R>) -> Result<(), CliError> {
-    let other = pos.side_to_move().opponent();
-    match pos.pieces(other).is_empty() {
-        true => Err(CliError::input(format!(
-            "illegal position: {other}, not to move, has no pieces (the game is over)"
-        ))),
-        false => Ok(()),
-    }
+/// Refuses a position no game reaches, whose side not to move has no pieces
+/// ([`damka::Position::reachable`]), as every front end does (exit code 2).
+pub fn reachable<R: damka::Rules>(pos: &damka::Position<R>) -> Result<(), CliError> {
+    pos.reachable().map_err(CliError::input)
 }
 
 /// Writes `text` to stdout. A closed pipe (`damka moves ... | head`) is not an error.

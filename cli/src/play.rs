@@ -13,7 +13,7 @@ use damka::tablebase::{Tablebase, Wdl};
 use damka::with_rules;
 
 use super::tables::{open, tables_dir};
-use super::{CliError, finished_game, print_out, read_fen, rule_set};
+use super::{CliError, print_out, reachable, read_fen, rule_set};
 
 /// Arguments of `damka play`.
 #[derive(clap::Args)]
@@ -68,7 +68,7 @@ fn play<R: Rules>(args: &Args) -> Result<(), CliError> {
         Some(fen) => read_fen::<R>(fen)?,
         None => Position::<R>::initial(),
     };
-    finished_game(&pos)?;
+    reachable(&pos)?;
     let rules = rule_set(R::VARIANT, args.rules.as_deref())?;
     let dir = tables_dir(&args.tables)?;
     let tables = if args.tables.is_some() || dir.is_dir() {

@@ -12,7 +12,7 @@ use damka::with_rules;
 use super::tables::{
     generate_command, material_text, open, slice_pieces, tables_dir, too_many_pieces,
 };
-use super::{CliError, PositionArgs, finished_game, print_out, read_fen};
+use super::{CliError, PositionArgs, print_out, reachable, read_fen};
 
 /// Arguments of `damka probe`.
 #[derive(clap::Args)]
@@ -26,12 +26,26 @@ pub struct Args {
     /// first, as `docs/RULES.md`); the tables' rules files must hold them.
     #[arg(long, value_name = "NAME")]
     rules: Option<String>,
-    /// Plies already played without a conversion (capture or man move).
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    /// Plies already played without a conversion (capture or man move), 0 to 4294967295;
+    /// every count past the rules' limits gives the same answer.
+    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true,
+          value_parser = plies)]
     quiet_plies: u32,
-    /// Plies already played since the material count of the position started.
-    #[arg(long, value_name = "M", default_value_t = 0)]
+    /// Plies already played since the material count of the position started, 0 to
+    /// 4294967295.
+    #[arg(long, value_name = "M", default_value_t = 0, allow_negative_numbers = true,
+          value_parser = plies)]
     material_plies: u32,
+}
+
+/// A count of plies: 0 to `u32::MAX`, else what is wrong with it.
+fn plies(text: &str) -> Result<u32, String> {
+    text.parse().map_err(|_| {
+        format!(
+            "a count of plies is a whole number from 0 to {}, not {text}",
+            u32::MAX
+        )
+    })
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -67,7 +81,7 @@ fn missing_command<R: Rules>(path: &Path, dir: &Path) -> Option<String> {
 
 fn probe<R: Rules>(args: &Args) -> Result<(), CliError> {
     let pos = read_fen::<R>(&args.position.fen)?;
-    finished_game(&pos)?;
+    reachable(&pos)?;
     let dir = tables_dir(&args.tables)?;
     if !dir.is_dir() {
         let hint = generate_command(R::VARIANT, pos.occupied().count(), &dir)
@@ -149,9 +163,10 @@ fn probe<R: Rules>(args: &Args) -> Result<(), CliError> {
             (w, false, Some(dtc)) => out.push_str(&format!("{text} {w} dtc {dtc}")),
             (w, false, None) => out.push_str(&format!("{text} {w}")),
         }
-        // The moves are listed in the plain order; each ends with its category.
+        // The moves are listed in the plain order; each ends with its category under the
+        // rules, labelled as the position's `rules` line is.
         if let Some(m) = ruled.iter().flatten().find(|m| m.rated.mv == r.mv) {
-            out.push_str(&format!(" {}", m.category));
+            out.push_str(&format!(" rules {}", m.category));
         }
         out.push('\n');
     }

@@ -2,11 +2,13 @@
 //!
 //! An axum server on a tokio runtime. Probes run on a bounded pool of blocking workers
 //! ([`http::Pool`]), so a slow disk holds up only the requests that wait for it, never the
-//! event loop. Ctrl-C (SIGINT) or SIGTERM stops the server gracefully: it stops accepting,
-//! finishes the requests in flight (for at most [`GRACE`]) and exits 0. Each request is logged as one line on
-//! stderr ([`log`]).
+//! event loop. No client can hold the server up: connections are capped, and closed when
+//! idle or slow to send their headers ([`connections`]). Ctrl-C (SIGINT) or SIGTERM stops the
+//! server gracefully: it stops accepting, finishes the requests in flight (for at most
+//! [`GRACE`]) and exits 0. Each request is logged as one line on stderr ([`log`]).
 
 mod api;
+mod connections;
 mod http;
 mod log;
 mod page;
@@ -41,6 +43,23 @@ pub struct Args {
     /// Block cache for the tables, in MiB.
     #[arg(long, default_value_t = (DEFAULT_CACHE_BYTES >> 20) as u64)]
     cache: u64,
+    /// Most connections open at once. At the cap, the connection that has waited longest
+    /// for a request is closed to accept a new one (a new one is answered 503 when every
+    /// connection is busy). Keep it below the open-file limit (`ulimit -n`) less the table
+    /// files the server opens.
+    #[arg(long, value_name = "N", default_value_t = 512,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    max_connections: u32,
+    /// Seconds a connection may wait for a request (from its opening or its last answer)
+    /// before it is closed.
+    #[arg(long, value_name = "SECS", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    idle_timeout: u64,
+    /// Seconds a request's headers may take to come whole, from their first byte, before
+    /// the connection is closed.
+    #[arg(long, value_name = "SECS", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=3_600))]
+    header_timeout: u64,
     /// Draw rules of the `rules` fields, by name (docs/RULES.md): the variants that have
     /// rules of that name answer under them, the others under their default. The tables'
     /// rules files must hold them (`damka generate --rules NAME`).
@@ -71,6 +90,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
         .thread_name("damka-serve")
         .build()
         .map_err(|e| failed(format!("cannot start the server runtime: {e}")))?;
+    let limits = connections::Limits {
+        max_connections: args.max_connections as usize,
+        idle: Duration::from_secs(args.idle_timeout),
+        header: Duration::from_secs(args.header_timeout),
+    };
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(args.bind)
             .await
@@ -79,10 +103,17 @@ pub fn run(args: Args) -> Result<(), CliError> {
             .local_addr()
             .map_err(|e| failed(format!("cannot listen on {}: {e}", args.bind)))?;
         eprintln!(
-            "damka serve: listening on http://{local}/ (tables {}, {workers} probe workers)",
-            dir.display()
+            "damka serve: listening on http://{local}/ (tables {}, {workers} probe workers, \
+             at most {} connections, idle timeout {} s, header timeout {} s)",
+            dir.display(),
+            args.max_connections,
+            args.idle_timeout,
+            args.header_timeout
         );
-        let app = http::router(http::Pool::new(tablebase, dir, rules, workers));
+        let listener = connections::Guarded::new(listener, limits);
+        tokio::spawn(listener.log_flusher());
+        let app = http::router(http::Pool::new(tablebase, dir, rules, workers))
+            .into_make_service_with_connect_info::<connections::ConnectionInfo>();
         let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
         let server = axum::serve(listener, app).with_graceful_shutdown(async move {
             stop_signal().await;

@@ -65,12 +65,13 @@ pub const MOST_PIECES: u32 = 10;
 /// The command that builds the tables of `variant` up to `pieces` pieces into `dir`;
 /// `None` past what `generate` builds ([`MOST_PIECES`]).
 pub fn generate_command(variant: Variant, pieces: u32, dir: &Path) -> Option<String> {
-    (pieces <= MOST_PIECES).then(|| {
-        format!(
-            "damka generate --variant {variant} --pieces {pieces} --tables {}",
-            dir.display()
-        )
-    })
+    build_command(variant, pieces).map(|c| format!("{c} --tables {}", dir.display()))
+}
+
+/// The command that builds the tables of `variant` up to `pieces` pieces, into the default
+/// directory; `None` past what `generate` builds ([`MOST_PIECES`]).
+pub fn build_command(variant: Variant, pieces: u32) -> Option<String> {
+    (pieces <= MOST_PIECES).then(|| format!("damka generate --variant {variant} --pieces {pieces}"))
 }
 
 /// The pieces of the slice whose table file is `path` (`DIR/VARIANT/KEY.EXT`).

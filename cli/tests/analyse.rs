@@ -1735,3 +1735,39 @@ fn an_international_ending_played_past_the_sixteen_moves_is_a_draw_by_rule() {
         "{json}"
     );
 }
+
+/// The finished-game rule in the analyser: a game set up where the side not to move has no
+/// pieces (no game reaches it) is refused with the message every front end gives, written
+/// without analysis, and not counted as reaching the tables.
+#[test]
+fn games_set_up_where_no_game_reaches_do_not_reach_the_tables() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("analyse-unreachable");
+    std::fs::create_dir_all(&dir).expect("scratch");
+    let input = dir.join("in.pdn");
+    std::fs::write(
+        &input,
+        format!(
+            "[GameType \"21\"][FEN \"W:W:B\"]\n*\n\n[GameType \"21\"][FEN \"B:W:B\"]\n*\n\n\
+             [GameType \"21\"][FEN \"W:WK5:B\"]\n1. 5-1 *\n\n\
+             [GameType \"21\"][FEN \"{FIRST_POSITION}\"]\n1. 23-27 *\n"
+        ),
+    )
+    .expect("input");
+    let (run, pdn, _) = analyse_to(&dir, &input, &[]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("games 4, reaching the tables 1, failed 3,"),
+        "{stderr}"
+    );
+    for (game, idle) in [(1, "black"), (2, "white"), (3, "black")] {
+        let message = format!(
+            "game {game} (line {}): cannot replay: FEN: illegal position: {idle}, not to move, \
+             has no pieces (no game reaches it: the capture of {idle}'s last piece ends the \
+             game with {idle} to move, a loss)",
+            3 * game - 2
+        );
+        assert!(stderr.contains(&message), "{message}\n{stderr}");
+    }
+    let out = std::fs::read_to_string(&pdn).expect("output");
+    assert_eq!(Reader::new("out", out.as_bytes()).count(), 4, "{out}");
+}

@@ -479,3 +479,43 @@ fn a_hash_too_large_for_the_memory_is_an_error_naming_its_size() {
         "{err}"
     );
 }
+
+/// The finished-game rule: a position whose side not to move has no pieces (no game reaches
+/// it) is refused as `damka probe` refuses it, by `pos` and by `go`, never played from; a
+/// side to move without pieces has lost: a bare `done`.
+#[test]
+fn a_position_no_game_reaches_is_refused_and_never_played_from() {
+    let mut hub = Hub::start();
+    hub.send("set-param name=variant value=english");
+    for (fen, idle) in [("W:WK5:B", "black"), ("W:W:B", "black"), ("B:W:B", "white")] {
+        let message = format!(
+            "illegal position: {idle}, not to move, has no pieces (no game reaches it: the \
+             capture of {idle}'s last piece ends the game with {idle} to move, a loss)"
+        );
+        let pos = damka::notation::parse_fen::<English>(fen).expect(fen);
+        let hub_text = damka::notation::hub::write_position(&pos);
+        for command in [format!("pos fen={fen}"), format!("pos pos={hub_text}")] {
+            hub.send(&command);
+            assert_eq!(
+                hub.next(),
+                format!("error message=\"{message}\""),
+                "{command}"
+            );
+            hub.send("level depth=2");
+            hub.send("go think");
+            assert_eq!(
+                hub.next(),
+                format!("error message=\"no position to search: {message}\""),
+                "{command}"
+            );
+            assert_eq!(hub.next(), "done", "{command}");
+        }
+    }
+    hub.send("pos fen=W:W:BK5");
+    hub.send("go think");
+    assert_eq!(hub.next(), "done");
+    hub.send("ping");
+    assert_eq!(hub.next(), "pong");
+    hub.send("quit");
+    hub.wait_exit();
+}

@@ -199,8 +199,8 @@ VERDICT_JS = "document.getElementById('verdict').textContent"
 
 
 def probe_lines(damka, tables, fen):
-    """`damka probe`'s answer: the result line(s), then one `MOVE RESULT [N] [RULES]` per
-    move."""
+    """`damka probe`'s answer: the result line(s), then one `MOVE RESULT [N] [rules RULES]`
+    per move."""
     out = subprocess.run(
         [damka, "probe", "--variant", "english", "--fen", fen, "--tables", tables],
         capture_output=True, text=True, check=False)
@@ -211,8 +211,7 @@ def probe_lines(damka, tables, fen):
     dtw = lines[1].split()[1] if result != "draw" else None
     moves = [line for line in lines if not line.startswith(("result ", "dtw ", "dtc ", "rules "))]
     # The page shows the plain results: leave out each move's rule category.
-    if any(line.startswith("rules ") for line in lines):
-        moves = [line.rsplit(" ", 1)[0] for line in moves]
+    moves = [line.split(" rules ", 1)[0] for line in moves]
     return result, dtw, moves
 
 
@@ -333,9 +332,29 @@ def main():
                 f"{VERDICT_JS}.includes('not in the tables') && {VERDICT_JS}")
             if "5 pieces" not in verdict:
                 fail(f"the page does not name the missing material: {verdict}")
+            # Outside the tables the page still lists the legal moves, without results, and
+            # the command that builds the tables.
+            legal = subprocess.run(
+                [damka, "moves", "--variant", "english", "--fen", fen],
+                capture_output=True, text=True, check=True).stdout.split()
+            listed = json.loads(browser.wait_for(
+                "the moves outside the tables",
+                "(() => { const m = [...document.querySelectorAll('#moves a.move.unrated')]"
+                ".map(a => a.dataset.move); return m.length ? JSON.stringify(m) : null; })()"))
+            if len(listed) != len(legal):
+                fail(f"outside the tables the page lists {listed}, damka moves {legal}")
+            hint = browser.evaluate("document.querySelector('#moves .hint code').textContent")
+            if hint != "damka generate --variant english --pieces 5":
+                fail(f"the build hint is {hint!r}")
+            # A FEN pasted with its PDN tag into the FEN box sets the position up.
+            browser.evaluate(
+                "document.getElementById('fen').value = '[FEN \"W:WK19,K23:BK28,12\"]';"
+                " document.getElementById('fen-form').requestSubmit(); true")
+            check_position(browser, damka, tables, FIRST_POSITION, "White")
             print(f"serve_browser: ok ({len(rows)} moves of First Position as damka probe "
                   f"gives them; a click on {first_move} moves the board, URL and list; a king placed "
-                  f"by clicking gives {fen}, not in the tables)")
+                  f"by clicking gives {fen}, not in the tables, its {len(legal)} legal moves "
+                  f"listed; a pasted [FEN] tag sets First Position up)")
             if shots:
                 screenshots(browser, server, shots)
         finally:

@@ -1056,3 +1056,186 @@ fn counts_at_their_largest_stay_past_the_limit() {
         }
     }
 }
+
+/// The finished-game rule, in the library every front end probes through: a position whose
+/// side not to move has no pieces (no game reaches it) is refused by every probe with one
+/// error; a side to move without pieces has lost, at distance 0.
+#[test]
+fn unreachable_positions_are_refused_by_every_probe() {
+    let tb = tables(Variant::English);
+    let rules = RuleSet::default_for(Variant::English);
+    let c = Counters::default();
+    for (fen, idle) in [("W:W:B", "black"), ("B:W:B", "white"), ("W:WK5:B", "black")] {
+        let pos = parse_fen::<English>(fen).expect(fen);
+        let message = format!(
+            "illegal position: {idle}, not to move, has no pieces (no game reaches it: the \
+             capture of {idle}'s last piece ends the game with {idle} to move, a loss)"
+        );
+        let refused = |what: &str, e: ProbeError| {
+            assert!(
+                matches!(e, ProbeError::Unreachable(_)),
+                "{fen} {what}: {e:?}"
+            );
+            assert_eq!(e.to_string(), message, "{fen} {what}");
+        };
+        refused("wdl", tb.probe_wdl(&pos).expect_err(fen));
+        refused("dtw", tb.probe_dtw(&pos).expect_err(fen));
+        refused("dtc", tb.probe_dtc(&pos).expect_err(fen));
+        refused("moves", tb.rated_moves(&pos).expect_err(fen));
+        refused("rules", tb.probe_rules(&pos, rules, c).expect_err(fen));
+        refused("rule moves", tb.rule_moves(&pos, rules, c).expect_err(fen));
+        refused(
+            "mainline",
+            tb.mainline(&pos).next().expect("a step").expect_err(fen),
+        );
+        assert_eq!(tb.resolve_cached(&pos, true), None, "{fen}");
+        assert_eq!(tb.rule_result_cached(&pos, rules, c), None, "{fen}");
+    }
+    // The game over: the side to move has no pieces (or no move) and has lost.
+    for fen in ["W:W:BK5", "B:WK5:B", "W:W29:B25,22"] {
+        let pos = parse_fen::<English>(fen).expect(fen);
+        assert_eq!(tb.probe_dtw(&pos).expect(fen), Outcome::loss(0), "{fen}");
+        assert_eq!(tb.probe_dtc(&pos).expect(fen), Some(0), "{fen}");
+        assert!(tb.rated_moves(&pos).expect(fen).is_empty(), "{fen}");
+        assert_eq!(
+            tb.probe_rules(&pos, rules, c).expect(fen),
+            RuleCategory::Loss,
+            "{fen}"
+        );
+        assert!(tb.mainline(&pos).next().is_none(), "{fen}");
+    }
+}
+
+/// `damka probe`'s output as a newcomer reads it: each move's rule category is labelled as
+/// the position's is (`28-32 draw rules draw`, not `28-32 draw draw`), and a FEN pasted
+/// with its PDN tag reads as the FEN.
+#[test]
+fn probe_labels_the_rule_column_and_reads_a_pasted_fen_tag() {
+    let dir = tables(Variant::English).dir().to_path_buf();
+    let probe = |fen: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_damka"))
+            .args(["probe", "--variant", "english", "--fen", fen, "--tables"])
+            .arg(&dir)
+            .output()
+            .expect("damka runs");
+        assert!(out.status.success(), "{fen}: {out:?}");
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    assert_eq!(
+        probe("W:WK19,K23:BK28,12"),
+        "result win\ndtw 61\nrules win\ndtc 17\n23-27 win 61 rules win\n23-18 win 65 rules \
+         win\n23-26 win 65 rules win\n19-15 win 69 rules win\n19-16 loss 2 rules loss\n19-24 \
+         loss 2 rules loss\n"
+    );
+    assert_eq!(
+        probe("B:WK1:BK32"),
+        "result draw\nrules draw\n32-27 draw rules draw\n32-28 draw rules draw\n"
+    );
+    for pasted in [
+        "[FEN \"W:WK19,K23:BK28,12\"]",
+        " [FEN \"W:WK19,K23:BK28,12\"] ",
+        "\"W:WK19,K23:BK28,12\"",
+    ] {
+        assert_eq!(probe(pasted), probe("W:WK19,K23:BK28,12"), "{pasted}");
+    }
+}
+
+/// The finished-game rule on the command line: `probe` and `play` refuse a position no game
+/// reaches (the side not to move without pieces) with the library's message, exit code 2;
+/// a side to move without pieces has lost, in 0 plies.
+#[test]
+fn probe_and_play_refuse_unreachable_positions_alike() {
+    let dir = tables(Variant::English).dir().to_path_buf();
+    let run = |command: &str, fen: &str| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_damka"));
+        cmd.args([command, "--variant", "english", "--fen", fen, "--tables"])
+            .arg(&dir);
+        if command == "play" {
+            cmd.args(["--depth", "2"]);
+        }
+        cmd.output().expect("damka runs")
+    };
+    for (fen, idle) in [("W:W:B", "black"), ("B:W:B", "white"), ("W:WK5:B", "black")] {
+        for command in ["probe", "play"] {
+            let out = run(command, fen);
+            assert_eq!(out.status.code(), Some(2), "{command} {fen}");
+            assert!(out.stdout.is_empty(), "{command} {fen}");
+            assert_eq!(
+                String::from_utf8_lossy(&out.stderr),
+                format!(
+                    "error: illegal position: {idle}, not to move, has no pieces (no game \
+                     reaches it: the capture of {idle}'s last piece ends the game with {idle} \
+                     to move, a loss)\n"
+                ),
+                "{command} {fen}"
+            );
+        }
+    }
+    let out = run("probe", "W:W:BK5");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "result loss\ndtw 0\nrules loss\ndtc 0\n"
+    );
+    let out = run("play", "W:W:BK5");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("bestmove none\nscore loss in 0\n"),
+        "{out:?}"
+    );
+}
+
+/// Counts at and past their limits: the largest (`4294967295`) gives what any count past
+/// the rules' limits gives (Russian three kings against one: 15 moves, 30 plies, of the
+/// material count), one past it or a negative one is refused naming the option.
+#[test]
+fn counts_at_and_past_their_limits_answer_or_are_refused() {
+    let dir = tables(Variant::Russian).dir().to_path_buf();
+    let fen = "W:WKa1,Kc3,Ke1:BKh4";
+    let probe = |option: &str, count: &str| {
+        Command::new(env!("CARGO_BIN_EXE_damka"))
+            .args(["probe", "--variant", "russian", "--fen", fen, "--tables"])
+            .arg(&dir)
+            .args([option, count])
+            .output()
+            .expect("damka runs")
+    };
+    let rules_line = |option: &str, count: &str| {
+        let out = probe(option, count);
+        assert!(out.status.success(), "{option} {count}: {out:?}");
+        let text = String::from_utf8(out.stdout).expect("UTF-8");
+        text.lines()
+            .find(|l| l.starts_with("rules "))
+            .unwrap_or_else(|| panic!("{option} {count}: {text}"))
+            .to_string()
+    };
+    assert_eq!(rules_line("--material-plies", "0"), "rules win");
+    for count in ["30", "1000", "4294967295"] {
+        assert_eq!(
+            rules_line("--material-plies", count),
+            "rules cursed-win",
+            "{count}"
+        );
+    }
+    assert_eq!(
+        rules_line("--quiet-plies", "4294967295"),
+        "rules cursed-win"
+    );
+    for option in ["--quiet-plies", "--material-plies"] {
+        let name = if option == "--quiet-plies" { "N" } else { "M" };
+        for count in ["4294967296", "-1", "1e3"] {
+            let out = probe(option, count);
+            assert_eq!(out.status.code(), Some(2), "{option} {count}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(
+                err.lines().next(),
+                Some(
+                    format!(
+                        "error: invalid value '{count}' for '{option} <{name}>': a count of \
+                         plies is a whole number from 0 to 4294967295, not {count}"
+                    )
+                    .as_str()
+                ),
+                "{err}"
+            );
+        }
+    }
+}

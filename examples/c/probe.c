@@ -89,7 +89,7 @@ int main(int argc, char **argv) {
         else
             printf("%s %s %d", m->text, result_name(m->wdl), m->dtw);
         if (has_rules && m->rules != DAMKA_NO_RULES)
-            printf(" %s", rule_name(m->rules));
+            printf(" rules %s", rule_name(m->rules));
         printf("\n");
     }
     damka_move_list_free(moves);

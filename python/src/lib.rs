@@ -17,7 +17,7 @@ use damka::with_rules;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyInt, PyString};
 
 create_exception!(
     damka,
@@ -42,9 +42,48 @@ fn position<R: Rules>(fen: &str) -> PyResult<Position<R>> {
 fn probe_error(e: ProbeError) -> PyErr {
     match e {
         ProbeError::Table(_) => TablebaseError::new_err(e.to_string()),
-        ProbeError::NotCovered(_) => PyValueError::new_err(e.to_string()),
-        ProbeError::NoRuleResults(_) => TablebaseError::new_err(e.to_string()),
+        ProbeError::NotCovered(_) | ProbeError::Unreachable(_) => {
+            PyValueError::new_err(e.to_string())
+        }
+        ProbeError::NoRuleResults(_) | ProbeError::NoDirectory { .. } => {
+            TablebaseError::new_err(e.to_string())
+        }
     }
+}
+
+/// A count of plies as Python passes it: any `int`, checked in the method that takes it so
+/// that its error names the argument ([`Plies::get`]).
+struct Plies(Result<u32, String>);
+
+impl Plies {
+    const ZERO: Plies = Plies(Ok(0));
+
+    /// The count, or a `ValueError` naming the argument `name` and the range it takes.
+    fn get(&self, name: &str) -> PyResult<u32> {
+        self.0.clone().map_err(|given| {
+            PyValueError::new_err(format!(
+                "{name} must be a count of plies from 0 to {}, not {given}",
+                u32::MAX
+            ))
+        })
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Plies {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Plies> {
+        let int = obj.cast::<PyInt>()?;
+        Ok(Plies(int.extract::<u32>().map_err(|_| int.to_string())))
+    }
+}
+
+/// The counters of `quiet_plies` and `material_plies`, each checked.
+fn counters(quiet_plies: &Plies, material_plies: &Plies) -> PyResult<Counters> {
+    Ok(Counters {
+        quiet: quiet_plies.get("quiet_plies")?,
+        material: material_plies.get("material_plies")?,
+    })
 }
 
 /// 1 for a win, 0 for a draw, -1 for a loss.
@@ -68,7 +107,7 @@ fn dtw_plies(outcome: Outcome) -> Option<u16> {
 /// first probe of a table reads the disk and later ones mostly do not. Results are for the
 /// side to move and are the theoretical ones: no move-count draw rules.
 ///
-/// Raises `damka.TablebaseError` when `dir` is not a directory.
+/// Raises `damka.TablebaseError` when `dir` does not exist or is not a directory.
 #[pyclass(frozen, module = "damka")]
 struct Tablebase {
     inner: damka::tablebase::Tablebase,
@@ -175,9 +214,11 @@ impl Tablebase {
     /// Win (1), draw (0) or loss (-1) for the side to move in `fen`.
     ///
     /// Captures are searched; only the win/draw/loss files are read. Raises `ValueError`
-    /// for an unknown variant, a bad FEN or a position no table can hold (a Turkish man on
-    /// its own back rank), `damka.TablebaseError` when a table the position needs is
-    /// missing or damaged.
+    /// for an unknown variant, a bad FEN or a position no table can hold: one no game
+    /// reaches, whose side not to move has no pieces (`W:W:B`, `W:WK5:B`), or a Turkish man
+    /// on its own back rank. A side to move without pieces or moves has lost: -1 (distance
+    /// 0). Raises `damka.TablebaseError` when a table the position needs is missing or
+    /// damaged.
     fn probe_wdl(&self, py: Python<'_>, variant: &str, fen: &str) -> PyResult<i8> {
         with_rules!(parse_variant(variant)?, R => self.probe_wdl_as::<R>(py, fen))
     }
@@ -204,21 +245,23 @@ impl Tablebase {
     /// The result of `fen` under its variant's default draw rules (`docs/RULES.md`), with
     /// `quiet_plies` played without a capture or man move and `material_plies` since its
     /// material count started: `"win"`, `"cursed-win"` (won, but not within the counts),
-    /// `"draw"`, `"blessed-loss"` or `"loss"`. Raises `damka.TablebaseError` for tables
-    /// without rule results (or with another rule set's), else like `probe_wdl`.
-    #[pyo3(signature = (variant, fen, quiet_plies=0, material_plies=0))]
+    /// `"draw"`, `"blessed-loss"` or `"loss"`. Counts past the rules' limits all give the
+    /// same answer, up to 2**32 - 1; a count outside 0 to 2**32 - 1 raises `ValueError`
+    /// naming it. Raises `damka.TablebaseError` for tables without rule results (or with
+    /// another rule set's), else like `probe_wdl`.
+    #[pyo3(
+        signature = (variant, fen, quiet_plies=Plies::ZERO, material_plies=Plies::ZERO),
+        text_signature = "(self, variant, fen, quiet_plies=0, material_plies=0)"
+    )]
     fn probe_rules(
         &self,
         py: Python<'_>,
         variant: &str,
         fen: &str,
-        quiet_plies: u32,
-        material_plies: u32,
+        quiet_plies: Plies,
+        material_plies: Plies,
     ) -> PyResult<&'static str> {
-        let counters = Counters {
-            quiet: quiet_plies,
-            material: material_plies,
-        };
+        let counters = counters(&quiet_plies, &material_plies)?;
         with_rules!(parse_variant(variant)?, R => {
             let pos = position::<R>(fen)?;
             let rules = RuleSet::default_for(R::VARIANT);
@@ -230,20 +273,21 @@ impl Tablebase {
 
     /// The result of `fen` under the default draw rules (as `probe_rules`) and every legal
     /// move with its category for the side playing it, best under the rules first (wins
-    /// fastest to convert first): `("win", [(move, category), ...])`.
-    #[pyo3(signature = (variant, fen, quiet_plies=0, material_plies=0))]
+    /// fastest to convert first): `("win", [(move, category), ...])`. Counts are checked as
+    /// `probe_rules` checks them.
+    #[pyo3(
+        signature = (variant, fen, quiet_plies=Plies::ZERO, material_plies=Plies::ZERO),
+        text_signature = "(self, variant, fen, quiet_plies=0, material_plies=0)"
+    )]
     fn rule_moves(
         &self,
         py: Python<'_>,
         variant: &str,
         fen: &str,
-        quiet_plies: u32,
-        material_plies: u32,
+        quiet_plies: Plies,
+        material_plies: Plies,
     ) -> PyResult<(&'static str, Vec<(String, &'static str)>)> {
-        let counters = Counters {
-            quiet: quiet_plies,
-            material: material_plies,
-        };
+        let counters = counters(&quiet_plies, &material_plies)?;
         with_rules!(parse_variant(variant)?, R => self.rule_moves_as::<R>(py, fen, counters))
     }
 

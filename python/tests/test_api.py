@@ -112,8 +112,57 @@ def test_bad_fen_is_a_value_error_with_the_reason(tb, fen, message):
 
 
 def test_missing_directory_is_a_tablebase_error(tmp_path):
-    with pytest.raises(damka.TablebaseError, match="missing"):
-        damka.Tablebase(tmp_path / "nothing here")
+    missing = tmp_path / "nothing here"
+    with pytest.raises(damka.TablebaseError) as raised:
+        damka.Tablebase(missing)
+    assert str(raised.value) == f"{missing}: no such tables directory"
+    a_file = tmp_path / "a file"
+    a_file.write_text("not tables")
+    with pytest.raises(damka.TablebaseError) as raised:
+        damka.Tablebase(a_file)
+    assert str(raised.value) == f"{a_file}: a file, not a tables directory"
+
+
+@pytest.mark.parametrize("fen, idle", [("W:W:B", "black"), ("B:W:B", "white"),
+                                       ("W:WK5:B", "black")])
+def test_a_position_no_game_reaches_is_a_value_error(tb, fen, idle):
+    # The side not to move has no pieces: refused by every probe, in the words of every
+    # other front end (`damka probe`, the C library, the web service, the Hub).
+    message = (f"illegal position: {idle}, not to move, has no pieces (no game reaches it: "
+               f"the capture of {idle}'s last piece ends the game with {idle} to move, a loss)")
+    for call in (
+        lambda: tb.probe_wdl("english", fen),
+        lambda: tb.probe_dtw("english", fen),
+        lambda: tb.probe_dtc("english", fen),
+        lambda: tb.probe_rules("english", fen),
+        lambda: tb.rule_moves("english", fen),
+        lambda: tb.moves("english", fen),
+    ):
+        with pytest.raises(ValueError) as raised:
+            call()
+        assert str(raised.value) == message
+
+
+def test_counts_at_their_limits_answer_or_name_the_argument(tb):
+    # Every count past the 40 moves each of the default rules gives the same answer, up to
+    # the largest (2**32 - 1): First Position is a win the counts draw.
+    assert tb.probe_rules("english", FIRST_POSITION) == "win"
+    for plies in (1000, 2**31, 2**32 - 1):
+        assert tb.probe_rules("english", FIRST_POSITION, plies) == "cursed-win", plies
+        category, moves = tb.rule_moves("english", FIRST_POSITION, plies, plies)
+        assert category == "cursed-win"
+        assert "cursed-win" in {c for _, c in moves} and "win" not in {c for _, c in moves}
+    for name, args in (("quiet_plies", (-1, 0)), ("material_plies", (0, -1)),
+                       ("quiet_plies", (2**32, 0)), ("material_plies", (0, 2**100))):
+        given = args[0] if name == "quiet_plies" else args[1]
+        for call in (tb.probe_rules, tb.rule_moves):
+            with pytest.raises(ValueError) as raised:
+                call("english", FIRST_POSITION, *args)
+            assert str(raised.value) == (
+                f"{name} must be a count of plies from 0 to 4294967295, not {given}")
+    with pytest.raises(TypeError):
+        tb.probe_rules("english", FIRST_POSITION, "3")
+    assert tb.probe_rules("english", FIRST_POSITION, quiet_plies=0, material_plies=0) == "win"
 
 
 def test_missing_table_is_a_tablebase_error(tb):

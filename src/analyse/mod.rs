@@ -404,12 +404,21 @@ fn classify(rated: &[RatedMove], after: Outcome, margin: u16) -> Class {
     }
 }
 
-/// The start position of a normalized game: its FEN tag, else the initial position.
+/// The start position of a normalized game: its FEN tag, else the initial position. A
+/// position no game reaches ([`Position::reachable`]) is refused, so such a game is not
+/// analysed (nor counted as reaching the tables).
 fn start<R: Rules>(game: &Game) -> Result<Position<R>, AnalyseError> {
     match game.tag("FEN").map(str::trim).filter(|f| !f.is_empty()) {
         None => Ok(Position::initial()),
-        Some(fen) => parse_fen::<R>(fen).map_err(|e| AnalyseError::Replay(format!("FEN: {e}"))),
+        Some(fen) => setup::<R>(fen).map_err(|e| AnalyseError::Replay(format!("FEN: {e}"))),
     }
+}
+
+/// The position of a FEN that sets up a game or a line: one a game reaches.
+fn setup<R: Rules>(fen: &str) -> Result<Position<R>, String> {
+    let pos = parse_fen::<R>(fen).map_err(|e| e.to_string())?;
+    pos.reachable().map_err(|e| e.to_string())?;
+    Ok(pos)
 }
 
 /// Where a line of play stands when its position is known: the position, its verdict when
@@ -534,7 +543,7 @@ impl Walk<'_> {
                 }
                 Step::Setup(command) => {
                     let fen = setup_fen(command);
-                    let p = parse_fen::<R>(fen)
+                    let p = setup::<R>(fen)
                         .map_err(|e| AnalyseError::Replay(format!("setup {fen}: {e}")))?;
                     cursor.set_place(Some(Place::start(p, None)));
                 }

@@ -1,7 +1,8 @@
 //! FEN: `W:W31,32,K10:B1-12` (side to move, then each colour's squares; `K` marks a king).
 //!
 //! Reading is liberal as real files require: ranges, squares in any order, a trailing `.`,
-//! empty fields, numeric squares in algebraic variants, and the lidraughts `:H0:F1` suffix.
+//! empty fields, numeric squares in algebraic variants, the lidraughts `:H0:F1` suffix, and
+//! the FEN pasted with its PDN tag or quotes (`[FEN "W:W31:B1"]`, `"W:W31:B1"`).
 //! Writing lists each colour's squares in order, kings marked, no ranges.
 
 use std::fmt;
@@ -34,6 +35,8 @@ pub enum FenError {
     ManOnPromotionRow(Color, String),
     /// Any other reason the pieces are not a position.
     Invalid(String),
+    /// A pasted PDN tag that is not a FEN tag, or a FEN tag not closed.
+    Tag(String),
     /// More pieces than the variant allows.
     TooManyPieces {
         /// The side with too many pieces.
@@ -63,6 +66,10 @@ impl fmt::Display for FenError {
                 write!(f, "{c} man on {s}, its promotion row (it would be a king)")
             }
             FenError::Invalid(s) => write!(f, "invalid position: {s}"),
+            FenError::Tag(s) => write!(
+                f,
+                "'{s}' is not a PDN FEN tag (expected a FEN, or [FEN \"...\"] as PDN writes it)"
+            ),
             FenError::TooManyPieces { color, count, max } => {
                 write!(f, "{color} has {count} pieces, at most {max} allowed")
             }
@@ -132,7 +139,7 @@ fn square_list(
 /// ```
 pub fn parse_fen<R: Rules>(text: &str) -> Result<Position<R>, FenError> {
     let variant = R::VARIANT;
-    let text = text.trim();
+    let text = unwrap_tag(text.trim())?;
     let text = text.strip_suffix('.').unwrap_or(text).trim();
     if text.is_empty() {
         return Err(FenError::Empty);
@@ -170,6 +177,25 @@ pub fn parse_fen<R: Rules>(text: &str) -> Result<Position<R>, FenError> {
     }
     let [white, black] = pieces;
     Position::new(white, black, kings, side).map_err(|e| position_error(variant, e))
+}
+
+/// The FEN of a pasted PDN tag (`[FEN "W:W31:B1"]`) or a quoted one (`"W:W31:B1"`); other
+/// text as it is.
+fn unwrap_tag(text: &str) -> Result<&str, FenError> {
+    fn quoted(value: &str) -> Option<&str> {
+        let value = value.trim();
+        value.strip_prefix('"')?.strip_suffix('"').map(str::trim)
+    }
+    let Some(tag) = text.strip_prefix('[') else {
+        return Ok(quoted(text).unwrap_or(text));
+    };
+    let fen = tag.strip_suffix(']').and_then(|inner| {
+        let inner = inner.trim_start();
+        let (name, value) = inner.split_at(inner.find(|c: char| c.is_whitespace() || c == '"')?);
+        name.eq_ignore_ascii_case("FEN").then_some(())?;
+        quoted(value)
+    });
+    fen.ok_or_else(|| FenError::Tag(text.to_string()))
 }
 
 fn position_error(variant: Variant, e: PositionError) -> FenError {

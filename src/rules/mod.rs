@@ -20,7 +20,7 @@ pub use movegen::{
 pub use moves::{LegalMove, Move, MovePath};
 pub use numbering::sort_moves;
 pub use perft::{divide, perft};
-pub use position::{Position, PositionError};
+pub use position::{Position, PositionError, Unreachable};
 pub use variant::{
     Brazilian, English, International, Italian, MidCapturePromotion, Precedence, Rules, Russian,
     Spanish, SquareStyle, Turkish, UnknownVariant, Variant, VariantFacts,

@@ -52,6 +52,29 @@ impl fmt::Display for PositionError {
 
 impl std::error::Error for PositionError {}
 
+/// A position no game reaches: the side not to move has no pieces (`W:W:B`, `B:W:B`,
+/// `W:WK5:B`). Every front end refuses it with this error ([`Position::reachable`]); the
+/// game that ended by taking a side's last piece is written with that side to move, and
+/// has lost (a loss at distance 0).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Unreachable {
+    /// The side not to move, which has no pieces.
+    pub idle: Color,
+}
+
+impl fmt::Display for Unreachable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "illegal position: {idle}, not to move, has no pieces (no game reaches it: the \
+             capture of {idle}'s last piece ends the game with {idle} to move, a loss)",
+            idle = self.idle
+        )
+    }
+}
+
+impl std::error::Error for Unreachable {}
+
 /// A position of variant `R`: white pieces, black pieces, which of them are kings, side to move.
 ///
 /// A `Position` is valid by construction (see [`Position::new`]).
@@ -188,6 +211,17 @@ impl<R: Rules> Position<R> {
             kings,
             side: SideWord::of(side),
             rules: PhantomData,
+        }
+    }
+
+    /// Whether a game can reach this position: the side not to move (the one that made
+    /// the last move) has a piece. A side to move without pieces, or without a move, is a
+    /// finished game that side has lost (a loss at distance 0), not an error.
+    pub fn reachable(&self) -> Result<(), Unreachable> {
+        let idle = self.side_to_move().opponent();
+        match self.pieces(idle).is_empty() {
+            true => Err(Unreachable { idle }),
+            false => Ok(()),
         }
     }
 

@@ -39,6 +39,8 @@
 //! - `pos [start] [pos=P] [fen=F] [moves="M M ..."]`: the position (see [`damka::notation::hub`] for the
 //!   formats, `fen=` is a damka extension taking a FEN) and the moves played from it, which
 //!   the engine uses to see repetitions. Without `pos=` or `fen=` it is the start position.
+//!   A position whose side not to move has no pieces (no game reaches it) is answered
+//!   `error`, as a bad one is; a side to move without pieces or moves gets a bare `done`.
 //! - `level`: `depth=N`, `nodes=N`, `move-time=S`, `time=S` with optional `inc=S` and
 //!   `moves=N` (the clock: the increment is added before the move, as the protocol says),
 //!   `infinite`. Times are seconds, from 0 to 10^9 (a negative time counts as 0); a number
@@ -148,6 +150,8 @@ impl Setup {
                 damka::notation::parse_fen::<R>(text).map_err(|e| format!("bad FEN: {e}"))?
             }
         };
+        // A game is played from a position some game reaches, as every front end asks.
+        first.reachable().map_err(|e| e.to_string())?;
         let mut game = vec![first];
         for (i, text) in moves.iter().enumerate() {
             let pos = game[game.len() - 1];

@@ -13,7 +13,12 @@
 //!   "truncated"}`;
 //! - board: `{"variant", "fen", "side", "size", "orthogonal", "numbered", "squares":
 //!   [{"name", "file", "rank", "number"}], "pieces": [{"square", "color", "king"}]}`;
-//! - status: `{"version", "variants": [{"variant", "pieces", "max_pieces", "slices"}]}`.
+//! - status: `{"version", "variants": [{"variant", "pieces", "max_pieces", "slices"}]}`;
+//! - an error: `{"error"}`, the message; a position outside the tables (404) adds
+//!   `"material"` (the missing slice's key, null past four digits), `"pieces"` (its piece
+//!   count), `"build"` (the `damka generate` command that builds it, null past 10 pieces)
+//!   and `"moves"`: the legal moves, in notation order, without results (`{"move",
+//!   "capture", "crowns", "fen_after", "path"}`). It never names a path of the server.
 //!
 //! `category` is `win`, `draw` or `loss`, `dtw` the plies to the end and `dtc` the plies to
 //! the next conversion (a capture or a man's move, as `damka probe` prints it); both null for
@@ -29,6 +34,7 @@ use damka::notation::squares::{SquareStyle, square_from_file_rank, square_number
 use damka::notation::{move_text, parse_fen, square_name, write_fen};
 use damka::rules::{
     Bitboard, BoardKind, Color, Counters, Geometry, LegalMove, Position, RuleSet, Rules,
+    legal_moves, sort_moves,
 };
 use damka::tablebase::{
     FileKind, Material, Outcome, ProbeError, RatedMove, TableError, Tablebase, Wdl,
@@ -36,7 +42,7 @@ use damka::tablebase::{
 use damka::{Variant, with_rules};
 use serde::Serialize;
 
-use crate::tables::{listing, variants};
+use crate::tables::{build_command, listing, material_text, too_many_pieces, variants};
 
 /// The longest perfect-play line the mainline endpoint writes, in plies.
 pub const MAINLINE_PLIES: usize = 1000;
@@ -47,51 +53,82 @@ pub enum ApiError {
     /// The request is wrong (unknown variant, malformed FEN, illegal position): 400.
     BadRequest(String),
     /// The position needs a table that is not there: 404, naming the material.
-    NotInTables {
-        /// What is missing, in words.
-        message: String,
-        /// The slice key of the missing table (`2101`), when the file name gives it.
-        material: Option<String>,
-    },
+    NotInTables(Box<Missing>),
     /// No such page or endpoint: 404.
     NotFound(String),
     /// Something on the server side failed (a damaged table file): 500.
     Internal(String),
 }
 
+/// The answer for a position outside the tables: what is missing and what builds it, and
+/// the position's legal moves.
+#[derive(Debug, Serialize)]
+pub struct Missing {
+    /// What is missing, the position's pieces and the command that builds the table.
+    error: String,
+    /// The slice key of the missing table (`2101`), when it has one.
+    material: Option<String>,
+    /// The pieces of the missing table.
+    pieces: u32,
+    /// The command that builds the tables up to `pieces`, `None` past what it builds.
+    build: Option<String>,
+    /// The legal moves, in notation order.
+    moves: Vec<PlainMove>,
+}
+
 impl ApiError {
-    fn from_probe(variant: Variant, e: ProbeError) -> ApiError {
+    fn from_probe<R: Rules>(pos: &Position<R>, e: ProbeError) -> ApiError {
         match e {
-            ProbeError::Table(TableError::Missing(path)) => missing_table(variant, &path),
-            ProbeError::NotCovered(_) => ApiError::BadRequest(e.to_string()),
+            ProbeError::Table(TableError::Missing(path)) => missing_table(pos, &path),
+            ProbeError::NotCovered(_) | ProbeError::Unreachable(_) => {
+                ApiError::BadRequest(e.to_string())
+            }
             ProbeError::NoRuleResults(_) => ApiError::NotFound(e.to_string()),
+            ProbeError::NoDirectory { .. } => ApiError::Internal(e.to_string()),
             ProbeError::Table(other) => ApiError::Internal(other.to_string()),
         }
     }
 }
 
-/// The 404 for a table file that is not there, naming its material from the file name.
-fn missing_table(variant: Variant, path: &Path) -> ApiError {
-    let material = path
+/// The 404 for `pos`, whose table file `path` is not there: the missing slice (from the file
+/// name; a position of more pieces than a key holds names its own count), the position's
+/// pieces, the command that builds the table (never the server's path) and the legal moves.
+fn missing_table<R: Rules>(pos: &Position<R>, path: &Path) -> ApiError {
+    let variant = R::VARIANT;
+    let slice = path
         .file_stem()
         .and_then(|s| s.to_str())
         .and_then(|s| s.parse::<Material>().ok());
-    match material {
-        Some(m) => ApiError::NotInTables {
-            message: format!(
-                "not in the tables: no {variant} table for {} pieces, {} to move against {} \
-                 (slice {m})",
+    let (what, pieces) = match slice {
+        Some(m) => (
+            format!(
+                "no {variant} table for {} pieces, {} to move against {} (slice {m})",
                 m.pieces(),
                 pieces_text(m.mover_men, m.mover_kings),
                 pieces_text(m.other_men, m.other_kings),
             ),
-            material: Some(m.to_string()),
-        },
-        None => ApiError::NotInTables {
-            message: format!("not in the tables: no {variant} table {}", path.display()),
-            material: None,
-        },
-    }
+            m.pieces(),
+        ),
+        None => {
+            let pieces = pos.occupied().count();
+            (format!("no {variant} table for {pieces} pieces"), pieces)
+        }
+    };
+    let build = build_command(variant, pieces);
+    let hint = match &build {
+        Some(command) => format!("`{command}` builds it, into the server's tables directory"),
+        None => too_many_pieces(),
+    };
+    ApiError::NotInTables(Box::new(Missing {
+        error: format!(
+            "not in the tables: {what}; the position has {}; {hint}",
+            material_text(pos)
+        ),
+        material: slice.map(|m| m.to_string()),
+        pieces,
+        build,
+        moves: plain_moves(pos),
+    }))
 }
 
 /// One side's pieces in words: `2 men and 1 king`, `1 man`, `3 kings`.
@@ -179,22 +216,56 @@ pub struct Probe {
     moves: Vec<MoveAnswer>,
 }
 
-/// One legal move with its result for the side that plays it.
+/// A legal move: its text, what it does and where it leads.
 #[derive(Debug, Serialize)]
-pub struct MoveAnswer {
+pub struct PlainMove {
     /// The move in the variant's notation, disambiguated as PDN requires.
     #[serde(rename = "move")]
     text: String,
-    category: Category,
-    dtw: Option<u16>,
-    dtc: Option<u16>,
-    /// Its result under the draw rules for the side playing it (null without).
-    rules: Option<&'static str>,
     capture: bool,
     crowns: bool,
     fen_after: String,
     /// Every square the piece stands on, start and landings.
     path: Vec<String>,
+}
+
+/// The move `legal[index]` of `pos`.
+fn plain_move<R: Rules>(pos: &Position<R>, legal: &[LegalMove], index: usize) -> PlainMove {
+    let lm = &legal[index];
+    PlainMove {
+        text: move_text(R::VARIANT, legal, index),
+        capture: lm.mv.is_capture(),
+        crowns: lm.mv.is_promotion(),
+        fen_after: write_fen(&pos.play(&lm.mv)),
+        path: lm.paths[0]
+            .squares
+            .iter()
+            .map(|&sq| square_name(R::VARIANT, sq))
+            .collect(),
+    }
+}
+
+/// The legal moves of `pos`, in notation order.
+fn plain_moves<R: Rules>(pos: &Position<R>) -> Vec<PlainMove> {
+    let legal = legal_moves(pos);
+    let mut ordered: Vec<&LegalMove> = legal.iter().collect();
+    sort_moves(R::VARIANT, &mut ordered);
+    let legal: Vec<LegalMove> = ordered.into_iter().cloned().collect();
+    (0..legal.len())
+        .map(|i| plain_move(pos, &legal, i))
+        .collect()
+}
+
+/// One legal move with its result for the side that plays it.
+#[derive(Debug, Serialize)]
+pub struct MoveAnswer {
+    #[serde(flatten)]
+    played: PlainMove,
+    category: Category,
+    dtw: Option<u16>,
+    dtc: Option<u16>,
+    /// Its result under the draw rules for the side playing it (null without).
+    rules: Option<&'static str>,
 }
 
 fn move_answer<R: Rules>(
@@ -204,21 +275,12 @@ fn move_answer<R: Rules>(
     rated: &RatedMove,
     rules: Option<&'static str>,
 ) -> MoveAnswer {
-    let lm = &legal[index];
     MoveAnswer {
-        text: move_text(R::VARIANT, legal, index),
+        played: plain_move(pos, legal, index),
         category: rated.outcome.wdl.into(),
         dtw: distance::<R>(tb, rated.outcome),
         dtc: rated.dtc,
         rules,
-        capture: lm.mv.is_capture(),
-        crowns: lm.mv.is_promotion(),
-        fen_after: write_fen(&pos.play(&lm.mv)),
-        path: lm.paths[0]
-            .squares
-            .iter()
-            .map(|&sq| square_name(R::VARIANT, sq))
-            .collect(),
     }
 }
 
@@ -240,7 +302,7 @@ fn rated<R: Rules>(
 ) -> Result<(Vec<RatedMove>, Vec<LegalMove>), ApiError> {
     let rated = tb
         .rated_moves(pos)
-        .map_err(|e| ApiError::from_probe(R::VARIANT, e))?;
+        .map_err(|e| ApiError::from_probe(pos, e))?;
     let legal = rated.iter().map(|r| r.mv.clone()).collect();
     Ok((rated, legal))
 }
@@ -263,21 +325,21 @@ fn probe_in<R: Rules>(
     let pos = position::<R>(fen)?;
     let (wdl, dtw) = tb
         .probe_result(&pos)
-        .map_err(|e| ApiError::from_probe(R::VARIANT, e))?;
+        .map_err(|e| ApiError::from_probe(&pos, e))?;
     let dtc = match tb.probe_dtc(&pos) {
         Err(ProbeError::Table(TableError::Missing(_))) => None,
-        found => found.map_err(|e| ApiError::from_probe(R::VARIANT, e))?,
+        found => found.map_err(|e| ApiError::from_probe(&pos, e))?,
     };
     // Tables built before rule results, or a material without them: null.
     let ruled = match tb.rule_moves(&pos, rule_set, Counters::default()) {
         Err(ProbeError::Table(TableError::Missing(_)) | ProbeError::NoRuleResults(_)) => None,
-        found => Some(found.map_err(|e| ApiError::from_probe(R::VARIANT, e))?),
+        found => Some(found.map_err(|e| ApiError::from_probe(&pos, e))?),
     };
     let rules = match ruled {
         None => None,
         Some(_) => Some(
             tb.probe_rules(&pos, rule_set, Counters::default())
-                .map_err(|e| ApiError::from_probe(R::VARIANT, e))?
+                .map_err(|e| ApiError::from_probe(&pos, e))?
                 .name(),
         ),
     };
@@ -332,7 +394,7 @@ fn mainline_in<R: Rules>(tb: &Tablebase, fen: Option<&str>) -> Result<Mainline, 
     let start = position::<R>(fen)?;
     let (wdl, dtw) = tb
         .probe_result(&start)
-        .map_err(|e| ApiError::from_probe(R::VARIANT, e))?;
+        .map_err(|e| ApiError::from_probe(&start, e))?;
     let winner = match wdl {
         Wdl::Win => Some(start.side_to_move()),
         Wdl::Loss => Some(start.side_to_move().opponent()),
@@ -342,7 +404,7 @@ fn mainline_in<R: Rules>(tb: &Tablebase, fen: Option<&str>) -> Result<Mainline, 
     let mut truncated = false;
     if winner.is_some() {
         for step in tb.mainline(&start) {
-            let step = step.map_err(|e| ApiError::from_probe(R::VARIANT, e))?;
+            let step = step.map_err(|e| ApiError::from_probe(&start, e))?;
             if line.len() == MAINLINE_PLIES {
                 truncated = true;
                 break;
@@ -514,18 +576,47 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_table_names_its_material() {
-        let path = Path::new("tables/english/2101.wdl");
-        match missing_table(Variant::English, path) {
-            ApiError::NotInTables { message, material } => {
-                assert_eq!(material.as_deref(), Some("2101"));
-                assert_eq!(
-                    message,
-                    "not in the tables: no english table for 4 pieces, 2 men and 1 king to \
-                     move against 1 king (slice 2101)"
-                );
-            }
-            other => panic!("{other:?}"),
-        }
+    fn a_missing_table_names_its_slice_pieces_and_build_never_a_path() {
+        let pos = parse_fen::<damka::rules::English>("W:W21,22,23:B5,6").expect("fen");
+        let path = Path::new("/srv/secret/english/3020.wdl");
+        let ApiError::NotInTables(missing) = missing_table(&pos, path) else {
+            panic!("not a 404");
+        };
+        assert_eq!(missing.material.as_deref(), Some("3020"));
+        assert_eq!(missing.pieces, 5);
+        assert_eq!(
+            missing.build.as_deref(),
+            Some("damka generate --variant english --pieces 5")
+        );
+        assert_eq!(
+            missing.error,
+            "not in the tables: no english table for 5 pieces, 3 men to move against 2 men \
+             (slice 3020); the position has 5 pieces (white 3 men; black 2 men); `damka \
+             generate --variant english --pieces 5` builds it, into the server's tables \
+             directory"
+        );
+        assert_eq!(missing.moves.len(), legal_moves(&pos).len());
+        // The initial position: no slice key holds 12 men a side.
+        let pos = Position::<damka::rules::English>::initial();
+        let path = Path::new("/srv/secret/english/120120.wdl");
+        let ApiError::NotInTables(missing) = missing_table(&pos, path) else {
+            panic!("not a 404");
+        };
+        assert_eq!((missing.material, missing.pieces), (None, 24));
+        assert_eq!(missing.build, None);
+        assert!(!missing.error.contains("/srv"), "{}", missing.error);
+        assert!(
+            missing.error.starts_with(
+                "not in the tables: no english table for 24 pieces; the position has 24 \
+                 pieces (white 12 men; black 12 men); no table holds more than 10 pieces"
+            ),
+            "{}",
+            missing.error
+        );
+        let texts: Vec<&str> = missing.moves.iter().map(|m| m.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            ["9-13", "9-14", "10-14", "10-15", "11-15", "11-16", "12-16"]
+        );
     }
 }

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
 use super::api::{self, ApiError, RuleChoice};
-use super::{log, page};
+use super::{connections, log, page};
 
 /// The probe workers: at most `workers` jobs at once, each on a blocking thread, the rest
 /// waiting (asynchronously, in order) for a permit.
@@ -70,6 +70,7 @@ pub fn router(pool: Pool) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(not_allowed)
         .with_state(pool)
+        .layer(axum::middleware::from_fn(connections::track))
         .layer(axum::middleware::from_fn(log::access_log))
 }
 
@@ -159,7 +160,6 @@ async fn not_allowed(method: Method, uri: Uri) -> Response {
     let mut response = error_body(
         StatusCode::METHOD_NOT_ALLOWED,
         &format!("{method} is not allowed on {}: use GET", uri.path()),
-        None,
     );
     response
         .headers_mut()
@@ -167,35 +167,33 @@ async fn not_allowed(method: Method, uri: Uri) -> Response {
     response
 }
 
-/// The answer as JSON, or the error's status with `{"error": ...}`.
+/// The answer as JSON, or the error's status with `{"error": ...}` (a position outside the
+/// tables with what is missing and its moves, [`api::Missing`]).
 fn json<T: Serialize>(answer: Result<T, ApiError>) -> Response {
-    let (status, message, material) = match answer {
-        Ok(value) => {
-            return match serde_json::to_vec(&value) {
-                Ok(body) => json_response(StatusCode::OK, body),
-                Err(e) => error_body(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    &format!("cannot write the answer: {e}"),
-                    None,
-                ),
-            };
-        }
-        Err(ApiError::BadRequest(m)) => (StatusCode::BAD_REQUEST, m, None),
-        Err(ApiError::NotInTables { message, material }) => {
-            (StatusCode::NOT_FOUND, message, material)
-        }
-        Err(ApiError::NotFound(m)) => (StatusCode::NOT_FOUND, m, None),
-        Err(ApiError::Internal(m)) => (StatusCode::INTERNAL_SERVER_ERROR, m, None),
+    let (status, message) = match answer {
+        Ok(value) => return body(StatusCode::OK, &value),
+        Err(ApiError::NotInTables(missing)) => return body(StatusCode::NOT_FOUND, &missing),
+        Err(ApiError::BadRequest(m)) => (StatusCode::BAD_REQUEST, m),
+        Err(ApiError::NotFound(m)) => (StatusCode::NOT_FOUND, m),
+        Err(ApiError::Internal(m)) => (StatusCode::INTERNAL_SERVER_ERROR, m),
     };
-    error_body(status, &message, material)
+    error_body(status, &message)
 }
 
-/// `{"error": message}` (with `"material"` for a missing table) under `status`.
-fn error_body(status: StatusCode, message: &str, material: Option<String>) -> Response {
-    let body = match material {
-        Some(m) => serde_json::json!({ "error": message, "material": m }),
-        None => serde_json::json!({ "error": message }),
-    };
+/// `value` as JSON under `status`.
+fn body<T: Serialize>(status: StatusCode, value: &T) -> Response {
+    match serde_json::to_vec(value) {
+        Ok(body) => json_response(status, body),
+        Err(e) => error_body(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &format!("cannot write the answer: {e}"),
+        ),
+    }
+}
+
+/// `{"error": message}` under `status`.
+fn error_body(status: StatusCode, message: &str) -> Response {
+    let body = serde_json::json!({ "error": message });
     json_response(status, body.to_string().into_bytes())
 }
 

@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use super::capture::{Captures, Window, best_after, resolve_by};
 use crate::Variant;
 use crate::rules::{
-    Color, Counters, LegalMove, Move, Position, RuleSet, Rules, captures, legal_moves, may_capture,
-    sort_moves,
+    Color, Counters, LegalMove, Move, Position, RuleSet, Rules, Unreachable, captures, legal_moves,
+    may_capture, sort_moves,
 };
 use crate::tablebase::format::{Access, BlockCache, TableFile};
 use crate::tablebase::format::{FileKind, RuleValue, TableError};
@@ -27,8 +27,18 @@ pub enum ProbeError {
     Table(TableError),
     /// The position is outside what tables can hold.
     NotCovered(String),
+    /// No game reaches the position: the side not to move has no pieces. Every probe
+    /// refuses it; a side to move without pieces or moves is a loss at distance 0.
+    Unreachable(Unreachable),
     /// The tables hold no results under the rule set asked for (said why).
     NoRuleResults(String),
+    /// The tables directory does not exist, or is a file.
+    NoDirectory {
+        /// The path given as the directory.
+        dir: PathBuf,
+        /// Whether it is a file.
+        is_file: bool,
+    },
 }
 
 impl fmt::Display for ProbeError {
@@ -36,7 +46,12 @@ impl fmt::Display for ProbeError {
         match self {
             ProbeError::Table(e) => e.fmt(f),
             ProbeError::NotCovered(why) => write!(f, "position not in the tables: {why}"),
+            ProbeError::Unreachable(e) => e.fmt(f),
             ProbeError::NoRuleResults(why) => write!(f, "no rule results: {why}"),
+            ProbeError::NoDirectory { dir, is_file } => match is_file {
+                true => write!(f, "{}: a file, not a tables directory", dir.display()),
+                false => write!(f, "{}: no such tables directory", dir.display()),
+            },
         }
     }
 }
@@ -46,6 +61,12 @@ impl std::error::Error for ProbeError {}
 impl From<TableError> for ProbeError {
     fn from(e: TableError) -> Self {
         ProbeError::Table(e)
+    }
+}
+
+impl From<Unreachable> for ProbeError {
+    fn from(e: Unreachable) -> Self {
+        ProbeError::Unreachable(e)
     }
 }
 
@@ -167,7 +188,10 @@ impl Tablebase {
         access: Access,
     ) -> Result<Tablebase, ProbeError> {
         if !store.exists() {
-            return Err(TableError::Missing(store.dir().to_path_buf()).into());
+            return Err(ProbeError::NoDirectory {
+                dir: store.dir().to_path_buf(),
+                is_file: store.filesystem().is_file(store.dir()),
+            });
         }
         let cache = BlockCache::new(cache_bytes)
             .map_err(|e| TableError::Io(store.dir().to_path_buf(), e))?;
@@ -439,6 +463,7 @@ impl Tablebase {
         pos: &Position<R>,
         rules: &RuleSet,
     ) -> Result<RuleResult, ProbeError> {
+        pos.reachable()?;
         if rules.quiet.is_none() && rules.material.is_empty() {
             // No count can run out: the plain result, its plies those to the end where the
             // tables hold them, else those to the next conversion.
@@ -508,6 +533,7 @@ impl Tablebase {
         rules: &RuleSet,
         counters: Counters,
     ) -> Result<(RuleResult, Option<u32>), ProbeError> {
+        pos.reachable()?;
         let result = match quiet_used(rules, pos, counters) {
             Some(counts) => self.result_with_quiet_left(pos, rules, counts)?,
             None => self.probe_rule_result(pos, rules)?,
@@ -574,6 +600,7 @@ impl Tablebase {
     /// the end where the tables hold it ([`Tablebase::has_dtw`]), else by the distance to
     /// conversion; equal moves in notation order.
     pub fn rated_moves<R: Rules>(&self, pos: &Position<R>) -> Result<Vec<RatedMove>, ProbeError> {
+        pos.reachable()?;
         let dtw = self.has_dtw(R::VARIANT);
         let legal = legal_moves(pos);
         let mut ordered: Vec<&LegalMove> = legal.iter().collect();
@@ -627,6 +654,8 @@ impl Tablebase {
         pos: &Position<R>,
         dtw: bool,
     ) -> Result<Outcome, ProbeError> {
+        // The cached path answers no unreachable position: it comes here, to be refused.
+        pos.reachable()?;
         resolve_by(
             pos,
             dtw,
@@ -716,6 +745,9 @@ impl Tablebase {
         let left = rules.result_plies_left(pos, counters);
         let pos = &pos.reread();
         let frame = MoverFrame::of(pos);
+        if frame.other == 0 {
+            return None;
+        }
         if frame.mover == 0 {
             return Some((RuleResult::NO_MOVE, left));
         }
@@ -768,11 +800,12 @@ impl Tablebase {
         not_covered: impl Fn(&str) -> E,
         value: impl Fn(Material, FileKind, u64) -> Result<Lookup, E>,
     ) -> Result<Option<Outcome>, E> {
-        if frame.mover == 0 {
-            return Ok(Some(Outcome::loss(0)));
-        }
+        // Unreachable (both sides without pieces too): refused before the loss below.
         if frame.other == 0 {
             return Err(not_covered("the side not to move has no pieces"));
+        }
+        if frame.mover == 0 {
+            return Ok(Some(Outcome::loss(0)));
         }
         let (material, i) = slice_index::<R>(frame).ok_or_else(|| not_covered(MAN_OFF_DOMAIN))?;
         let forced = std::cell::OnceCell::new();

@@ -148,6 +148,8 @@ function drawProbe(probe) {
   moves.replaceChildren();
   if (!probe.ok) {
     setVerdict(probe.body.error || "no answer", "error");
+    // Outside the tables: the legal moves still lead on, and the command that builds them.
+    if (probe.body.moves) drawUnrated(probe.body);
     return;
   }
   const p = probe.body;
@@ -188,6 +190,35 @@ function drawProbe(probe) {
     });
     group.append(link);
   }
+}
+
+// The moves of a position outside the tables, without results, and the build hint.
+function drawUnrated(missing) {
+  const moves = byId("moves");
+  if (missing.build) {
+    const hint = el("p", { class: "hint" }, "Build its tables on the server: ");
+    hint.append(el("code", {}, missing.build));
+    moves.append(hint);
+  }
+  const side = sideName(state.board.side);
+  moves.append(el("h2", { class: "unrated" }, missing.moves.length
+    ? "Legal moves (not in the tables)" : side + " has no move."));
+  const group = el("div", { class: "moves" });
+  for (const m of missing.moves) {
+    const link = el("a", {
+      class: "move unrated", href: pageUrl(state.variant, m.fen_after), "data-move": m.move,
+      title: m.move + ": not in the tables",
+    });
+    link.append(el("span", { class: "text" }, m.move));
+    const flags = [m.capture ? "capture" : "", m.crowns ? "crowns" : ""].filter(Boolean);
+    if (flags.length) link.append(el("span", { class: "flags" }, flags.join(" ")));
+    link.addEventListener("click", (e) => {
+      e.preventDefault();
+      show(state.variant, m.fen_after, "push", m.path);
+    });
+    group.append(link);
+  }
+  moves.append(group);
 }
 
 function drawLine(line) {
