@@ -25,7 +25,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 
 import draughts
 from draughts import Board
@@ -36,7 +35,8 @@ WATCHDOG_SECONDS = 300
 
 def fail(message):
     print(f"FAIL: {message}", flush=True)
-    sys.exit(1)
+    # pydraughts' receiving thread is not a daemon: leave without waiting for it.
+    os._exit(1)
 
 
 def free_port():
@@ -73,7 +73,7 @@ def play_game(port, fen, plies):
                 move = board.legal_moves()[0]
             board.push(move)
     finally:
-        engine.quit(max_wait_time=5)
+        engine.quit()
     return board, damka_side
 
 
@@ -118,6 +118,7 @@ def main():
     finally:
         follower.kill()
         follower.wait()
+        follower.stderr.close()
 
 
 if __name__ == "__main__":

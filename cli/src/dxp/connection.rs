@@ -41,10 +41,15 @@ fn shown(text: &str) -> &str {
     text.get(..40).unwrap_or(text)
 }
 
+/// The least time between two messages sent. Some peers (pydraughts) read one message per
+/// receive call and would run two messages that arrive together into one.
+const SEND_GAP: Duration = Duration::from_millis(50);
+
 /// A connection to a DXP peer.
 pub struct Connection {
     stream: TcpStream,
     framer: super::message::Framer,
+    last_sent: Option<Instant>,
     /// Echo every message on stderr (`>` sent, `<` received).
     trace: bool,
 }
@@ -56,6 +61,7 @@ impl Connection {
         Connection {
             stream,
             framer: super::message::Framer::default(),
+            last_sent: None,
             trace,
         }
     }
@@ -76,8 +82,11 @@ impl Connection {
         Err(last)
     }
 
-    /// Sends one message.
+    /// Sends one message, at least [`SEND_GAP`] after the one before.
     pub fn send(&mut self, message: &Message) -> Result<(), DxpError> {
+        if let Some(wait) = self.last_sent.map(|t| SEND_GAP.saturating_sub(t.elapsed())) {
+            std::thread::sleep(wait);
+        }
         let text = message.to_string();
         if self.trace {
             eprintln!("dxp > {text}");
@@ -85,7 +94,9 @@ impl Connection {
         let mut bytes = text.into_bytes();
         bytes.push(0);
         self.stream.write_all(&bytes).map_err(DxpError::Io)?;
-        self.stream.flush().map_err(DxpError::Io)
+        self.stream.flush().map_err(DxpError::Io)?;
+        self.last_sent = Some(Instant::now());
+        Ok(())
     }
 
     /// The next message, waiting at most `timeout` for it. A message that cannot be read

@@ -604,7 +604,7 @@ mod tests {
         let err = |t: &str| Message::parse(t).unwrap_err().to_string();
         assert_eq!(err(""), "an empty message");
         assert_eq!(err("X12"), "unknown message type 'X'");
-        assert_eq!(err("E4"), "GAMEEND message truncated: 2 characters, its fields need 3");
+        assert_eq!(err("E2"), "GAMEEND message truncated: 2 characters, its fields need 3");
         assert_eq!(err("E41"), "GAMEEND message: bad reason \"4\"");
         assert_eq!(err("E101"), "GAMEEND message has text after its fields: \"1\"");
         assert_eq!(err("M00x1322800"), "MOVE message: bad time \"00x1\"");
