@@ -150,8 +150,13 @@ fn connect(args: &Args, address: &str, tables: Option<&Arc<Tablebase>>) -> Resul
         }
     };
     let mut player = player(args, tables)?;
-    let mut conn = Connection::connect(address, Duration::from_secs(10), args.trace)
-        .map_err(|m| CliError { message: m, code: 1 })?;
+    let mut conn =
+        Connection::connect(address, Duration::from_secs(10), args.trace).map_err(|m| {
+            CliError {
+                message: m,
+                code: 1,
+            }
+        })?;
     let request = Request {
         start,
         colour,

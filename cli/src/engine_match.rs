@@ -157,7 +157,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
             args.engines.len()
         )));
     }
-    let mut specs = vec![engine_spec(&args.engines[0], 0)?, engine_spec(&args.engines[1], 1)?];
+    let mut specs = vec![
+        engine_spec(&args.engines[0], 0)?,
+        engine_spec(&args.engines[1], 1)?,
+    ];
     if specs[0].name == specs[1].name {
         specs[1].name.push_str("-2");
     }
@@ -199,7 +202,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
             args.variant
         )));
     }
-    if args.depth.is_none() && args.nodes.is_none() && args.move_time.is_none()
+    if args.depth.is_none()
+        && args.nodes.is_none()
+        && args.move_time.is_none()
         && args.game_time.is_none()
     {
         return Err(CliError::input(
@@ -213,12 +218,18 @@ pub fn run(args: Args) -> Result<(), CliError> {
         limits: MoveLimits {
             depth: args.depth,
             nodes: args.nodes,
-            move_time: args.move_time.map(|s| seconds("move-time", s)).transpose()?,
+            move_time: args
+                .move_time
+                .map(|s| seconds("move-time", s))
+                .transpose()?,
             clock: None,
             grace: seconds("grace", args.grace)?,
         },
         clock: match args.game_time {
-            Some(t) => Some((seconds("game-time", t)?, seconds("increment", args.increment)?)),
+            Some(t) => Some((
+                seconds("game-time", t)?,
+                seconds("increment", args.increment)?,
+            )),
             None => None,
         },
         max_plies: args.max_plies,
@@ -264,8 +275,10 @@ fn run_match<R: Rules>(
     let total = jobs.len();
     // A first check that both engines start, said before any game.
     for spec in specs {
-        Player::start(spec, R::VARIANT, rules.name)
-            .map_err(|f| CliError { message: format!("engine {}: {f}", spec.name), code: 1 })?;
+        Player::start(spec, R::VARIANT, rules.name).map_err(|f| CliError {
+            message: format!("engine {}: {f}", spec.name),
+            code: 1,
+        })?;
     }
     let queue = Mutex::new(jobs.into_iter());
     let (tx, rx) = channel::<(Job<R>, Record)>();
@@ -365,7 +378,11 @@ fn play_job<R: Rules>(
                         moves: Vec::new(),
                         thrown: [0, 0],
                         reached_tables: false,
-                        faulted: Some(if white_lost { Color::White } else { Color::Black }),
+                        faulted: Some(if white_lost {
+                            Color::White
+                        } else {
+                            Color::Black
+                        }),
                     };
                 }
             }
@@ -479,7 +496,12 @@ mod tests {
         assert_eq!(e.name, "with");
         assert_eq!(
             e.kind,
-            SpecKind::Hub(vec!["damka".into(), "hub".into(), "--tables".into(), "my tables".into()])
+            SpecKind::Hub(vec![
+                "damka".into(),
+                "hub".into(),
+                "--tables".into(),
+                "my tables".into()
+            ])
         );
         let e = engine_spec("scan hub --x=1", 1).unwrap();
         assert_eq!(e.name, "engine2");

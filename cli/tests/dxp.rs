@@ -83,7 +83,14 @@ fn initiate(address: &str, args: &[&str]) -> Output {
 /// The result `damka probe` gives a position, for its side to move.
 fn probe(fen: &str, tables: &Path) -> String {
     let out = damka()
-        .args(["probe", "--variant", "international", "--fen", fen, "--tables"])
+        .args([
+            "probe",
+            "--variant",
+            "international",
+            "--fen",
+            fen,
+            "--tables",
+        ])
         .arg(tables)
         .output()
         .expect("damka probe runs");
@@ -106,7 +113,9 @@ fn two_processes_play_an_endgame_to_the_tables_result() {
         let follower = Follower::start(&["--tables", t, "--depth", "6"]);
         let out = initiate(
             &follower.address,
-            &["--tables", t, "--depth", "6", "--fen", fen, "--colour", "white"],
+            &[
+                "--tables", t, "--depth", "6", "--fen", fen, "--colour", "white",
+            ],
         );
         let text = String::from_utf8_lossy(&out.stdout);
         let line = text.lines().next().expect("a result line");
@@ -127,7 +136,17 @@ fn adjudication_ends_the_game_with_the_tables_result() {
     let follower = Follower::start(&["--depth", "2", "--tables", "no-such-tables"]);
     let out = initiate(
         &follower.address,
-        &["--tables", t, "--adjudicate", "--depth", "2", "--fen", fen, "--games", "2"],
+        &[
+            "--tables",
+            t,
+            "--adjudicate",
+            "--depth",
+            "2",
+            "--fen",
+            fen,
+            "--games",
+            "2",
+        ],
     );
     let text = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = text.lines().collect();
@@ -138,7 +157,10 @@ fn adjudication_ends_the_game_with_the_tables_result() {
         format!("game 1: {expected} for damka after 0 plies (the tables' result ({expected}))")
     );
     assert!(lines[1].starts_with("game 2: "), "{text}");
-    assert!(lines[1].contains("after 1 plies (the tables' result"), "{text}");
+    assert!(
+        lines[1].contains("after 1 plies (the tables' result"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -151,7 +173,9 @@ fn the_follower_serves_a_bounded_number_of_connections() {
         .set_read_timeout(Some(Duration::from_secs(20)))
         .expect("a timeout");
     let mut answer = Vec::new();
-    second.read_to_end(&mut answer).expect("closed by the follower");
+    second
+        .read_to_end(&mut answer)
+        .expect("closed by the follower");
     assert_eq!(answer, b"Cdamka: busy, 1 connections already\0");
     // The first is served: a game request is accepted.
     let mut first = first;
@@ -173,4 +197,49 @@ fn the_follower_serves_a_bounded_number_of_connections() {
         .expect("a timeout");
     third.read_exact(&mut buf).expect("an answer");
     assert_eq!(buf[0], b'A', "{:?}", String::from_utf8_lossy(&buf));
+}
+
+/// Reads one NUL-terminated message.
+fn read_message(stream: &mut TcpStream) -> String {
+    let mut bytes = Vec::new();
+    let mut byte = [0u8; 1];
+    loop {
+        stream.read_exact(&mut byte).expect("a message");
+        if byte[0] == 0 {
+            return String::from_utf8(bytes).expect("ASCII");
+        }
+        bytes.push(byte[0]);
+    }
+}
+
+#[test]
+fn moves_are_taken_back_and_illegal_moves_end_the_game() {
+    let follower = Follower::start(&["--depth", "2"]);
+    let mut peer = TcpStream::connect(&follower.address).expect("connects");
+    peer.set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("a timeout");
+    // damka (the follower) plays Black from the start; the peer plays 32-28.
+    let request = format!("R01{:<32}Z000000A\0", "test");
+    peer.write_all(request.as_bytes()).expect("sent");
+    assert!(read_message(&mut peer).starts_with('A'));
+    peer.write_all(b"M0000322800\0").expect("sent");
+    assert!(read_message(&mut peer).starts_with('M'));
+    // Back to move 1, White to move: accepted; then 33-28 is answered by a move.
+    peer.write_all(b"B001W\0").expect("sent");
+    assert_eq!(read_message(&mut peer), "K0");
+    peer.write_all(b"M0000332800\0").expect("sent");
+    let reply = read_message(&mut peer);
+    assert!(reply.starts_with('M') && reply.len() == 11, "{reply}");
+    // A move that is not legal (a man moving backwards): a CHAT saying so, then GAMEEND,
+    // damka winning, stop code 1.
+    peer.write_all(b"M0000283300\0").expect("sent");
+    assert_eq!(
+        read_message(&mut peer),
+        "Cdamka: the peer's illegal move 28-33 (move 2)"
+    );
+    assert_eq!(read_message(&mut peer), "E31");
+    peer.write_all(b"E11\0").expect("sent");
+    let mut rest = Vec::new();
+    peer.read_to_end(&mut rest).expect("closed by the follower");
+    assert!(rest.is_empty(), "{rest:?}");
 }

@@ -124,7 +124,10 @@ fn tables_against_none(variant: Variant, fens: &[&str]) {
 #[test]
 fn tables_against_none_english() {
     // Positions of 5 and 6 pieces, which play into the 4-piece tables.
-    tables_against_none(Variant::English, &["W:W21,22,30:B3,11", "B:W24,27,K31:B6,K15,16"]);
+    tables_against_none(
+        Variant::English,
+        &["W:W21,22,30:B3,11", "B:W24,27,K31:B6,K15,16"],
+    );
 }
 
 #[test]
@@ -164,8 +167,16 @@ fn failing_engines_lose_and_the_match_goes_on() {
     ] {
         let bad = fake_engine(&dir, "bad", on_go);
         let out = run_match(&[
-            "--variant", "english", "--engine", &bad, "--engine", &damka, "--depth", "2",
-            "--grace", "1",
+            "--variant",
+            "english",
+            "--engine",
+            &bad,
+            "--engine",
+            &damka,
+            "--depth",
+            "2",
+            "--grace",
+            "1",
         ]);
         let stdout = text(&out);
         assert_eq!(row(&stdout, "bad"), [2, 0, 0, 2], "{stdout}");

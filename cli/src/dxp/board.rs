@@ -13,7 +13,10 @@ fn squares() -> Vec<Square> {
 
 /// The number (1 to 50) of a square.
 fn number(squares: &[Square], sq: Square) -> u8 {
-    squares.iter().position(|&s| s == sq).map_or(0, |i| i as u8 + 1)
+    squares
+        .iter()
+        .position(|&s| s == sq)
+        .map_or(0, |i| i as u8 + 1)
 }
 
 /// The position of a GAMEREQ's set-up: the side to move and 50 characters `e`, `w`, `z`,
@@ -126,7 +129,10 @@ mod tests {
     fn the_start_position_reads_as_written() {
         let start = Position::<International>::initial();
         let text = setup_text(&start);
-        assert_eq!(text, format!("{}{}{}", "z".repeat(20), "e".repeat(10), "w".repeat(20)));
+        assert_eq!(
+            text,
+            format!("{}{}{}", "z".repeat(20), "e".repeat(10), "w".repeat(20))
+        );
         assert_eq!(setup_position(Color::White, &text), Ok(start));
         let pos = parse_fen::<International>("B:WK3,28:BK46,19").unwrap();
         assert_eq!(setup_position(Color::Black, &setup_text(&pos)), Ok(pos));

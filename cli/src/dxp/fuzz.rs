@@ -105,8 +105,11 @@ fn follower_session(pieces: &[Vec<u8>], cut: usize, silent: bool) {
     // but a frame that cannot be cut.
     if let Err(e) = &outcome {
         assert!(
-            e.contains("sent nothing") || e.contains("closed") || e.contains("message of more")
-                || e.contains("not ASCII") || e.contains("connection error"),
+            e.contains("sent nothing")
+                || e.contains("closed")
+                || e.contains("message of more")
+                || e.contains("not ASCII")
+                || e.contains("connection error"),
             "{e}"
         );
     }

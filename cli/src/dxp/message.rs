@@ -438,7 +438,9 @@ impl fmt::Display for Message {
                     to % 100,
                     captured.len() % 100
                 )?;
-                captured.iter().try_for_each(|c| write!(f, "{:02}", c % 100))
+                captured
+                    .iter()
+                    .try_for_each(|c| write!(f, "{:02}", c % 100))
             }
             Message::GameEnd { reason, stop } => {
                 write!(f, "E{}{}", code_of(&REASONS, reason), u8::from(*stop))
@@ -474,7 +476,10 @@ impl fmt::Display for FrameError {
                 "a message of more than {MAX_LEN} characters ({n} bytes without a NUL)"
             ),
             FrameError::NotAscii { byte, at } => {
-                write!(f, "byte 0x{byte:02x} at {at} of a message is not ASCII text")
+                write!(
+                    f,
+                    "byte 0x{byte:02x} at {at} of a message is not ASCII text"
+                )
             }
         }
     }
@@ -500,7 +505,7 @@ impl Framer {
     pub fn next_message(&mut self) -> Option<Result<String, FrameError>> {
         let Some(end) = self.pending.iter().position(|&b| b == 0) else {
             return (self.pending.len() > MAX_LEN)
-                .then(|| Err(FrameError::Oversized(self.pending.len())));
+                .then_some(Err(FrameError::Oversized(self.pending.len())));
         };
         let bytes: Vec<u8> = self.pending.drain(..=end).take(end).collect();
         if bytes.len() > MAX_LEN {
@@ -595,8 +600,10 @@ mod tests {
                 captured: vec![22, 12, 23, 20],
             })
         );
-        assert_eq!(Message::parse("M00103228").unwrap_err().to_string(),
-            "MOVE message truncated: 9 characters, its fields need 11");
+        assert_eq!(
+            Message::parse("M00103228").unwrap_err().to_string(),
+            "MOVE message truncated: 9 characters, its fields need 11"
+        );
     }
 
     #[test]
@@ -604,11 +611,20 @@ mod tests {
         let err = |t: &str| Message::parse(t).unwrap_err().to_string();
         assert_eq!(err(""), "an empty message");
         assert_eq!(err("X12"), "unknown message type 'X'");
-        assert_eq!(err("E2"), "GAMEEND message truncated: 2 characters, its fields need 3");
+        assert_eq!(
+            err("E2"),
+            "GAMEEND message truncated: 2 characters, its fields need 3"
+        );
         assert_eq!(err("E41"), "GAMEEND message: bad reason \"4\"");
-        assert_eq!(err("E101"), "GAMEEND message has text after its fields: \"1\"");
+        assert_eq!(
+            err("E101"),
+            "GAMEEND message has text after its fields: \"1\""
+        );
         assert_eq!(err("M00x1322800"), "MOVE message: bad time \"00x1\"");
-        assert_eq!(err("M0001322801"), "MOVE message truncated: 11 characters, its fields need 13");
+        assert_eq!(
+            err("M0001322801"),
+            "MOVE message truncated: 11 characters, its fields need 13"
+        );
         assert_eq!(err("B005Q"), "BACKREQ message: bad side to move \"Q\"");
     }
 

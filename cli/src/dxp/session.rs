@@ -64,8 +64,7 @@ pub struct GameClock {
 
 /// The move number and side to move of ply `ply` of a game starting with `first` to move.
 fn ply_of(first: Color, move_number: u16, to_move: Color) -> Option<usize> {
-    let plies = 2 * (usize::from(move_number)).checked_sub(1)?
-        + usize::from(to_move == Color::Black);
+    let plies = 2 * usize::from(move_number).checked_sub(1)? + usize::from(to_move == Color::Black);
     plies.checked_sub(usize::from(first == Color::Black))
 }
 
@@ -142,9 +141,7 @@ pub fn play_game(
     let stop_flag = AtomicBool::new(false);
     // The peer's clock is its own; it may think for its whole game time.
     let peer_wait = match clock {
-        Some(c) if c.minutes > 0 => {
-            player.silence + Duration::from_secs(u64::from(c.minutes) * 60)
-        }
+        Some(c) if c.minutes > 0 => player.silence + Duration::from_secs(u64::from(c.minutes) * 60),
         _ => player.silence,
     };
     loop {
@@ -173,7 +170,9 @@ pub fn play_game(
             let spent = t.elapsed();
             used += spent;
             played += 1;
-            let mv = result.best_move.expect("a position with moves has a best move");
+            let mv = result
+                .best_move
+                .expect("a position with moves has a best move");
             let seconds = spent.as_secs().min(9_999) as u16;
             conn.send(&move_message(&mv, seconds))?;
             moves.push(mv);
@@ -395,15 +394,8 @@ pub fn initiate(
             }
         }
         let last = i + 1 == request.games;
-        let end = play_game(
-            conn,
-            player,
-            request.start,
-            mine,
-            Some(request.clock),
-            last,
-        )
-        .map_err(|e| format!("game {}: {e}", i + 1))?;
+        let end = play_game(conn, player, request.start, mine, Some(request.clock), last)
+            .map_err(|e| format!("game {}: {e}", i + 1))?;
         let stop = end.stop;
         ends.push(end);
         if stop && !last {

@@ -61,11 +61,7 @@ fn points_of(winner: Option<Color>) -> f64 {
 }
 
 /// Plays `start` with `players` (`[white, black]`).
-pub fn play<R: Rules>(
-    start: Position<R>,
-    players: [&mut Player; 2],
-    conduct: &Conduct,
-) -> Record {
+pub fn play<R: Rules>(start: Position<R>, players: [&mut Player; 2], conduct: &Conduct) -> Record {
     let [white, black] = players;
     let mut players = [white, black];
     let mut game = vec![start];
@@ -87,7 +83,11 @@ pub fn play<R: Rules>(
         let pos = *game.last().expect("a position");
         let mover = pos.side_to_move();
         if legal_moves(&pos).is_empty() {
-            break (points_of(Some(mover.opponent())), format!("{mover} has no move"), None);
+            break (
+                points_of(Some(mover.opponent())),
+                format!("{mover} has no move"),
+                None,
+            );
         }
         if let Some(why) = conduct.rules.game_draw(&game) {
             let what = match why {
@@ -97,7 +97,11 @@ pub fn play<R: Rules>(
             break (0.5, format!("a draw by {what}"), None);
         }
         if moves.len() >= conduct.max_plies {
-            break (0.5, format!("adjudicated a draw after {} plies", moves.len()), None);
+            break (
+                0.5,
+                format!("adjudicated a draw after {} plies", moves.len()),
+                None,
+            );
         }
         let before = verdict(&game);
         if let Some(wdl) = before {
@@ -161,7 +165,11 @@ fn finish(
     reached_tables: bool,
 ) -> Record {
     for (i, p) in players.iter_mut().enumerate() {
-        let points = if i == 0 { white_points } else { 1.0 - white_points };
+        let points = if i == 0 {
+            white_points
+        } else {
+            1.0 - white_points
+        };
         let result = match points {
             1.0 => EndReason::IWin,
             0.0 => EndReason::ILose,
@@ -217,9 +225,15 @@ pub fn pdn<R: Rules>(
     let mut pos = *start;
     for mv in &record.moves {
         let legal = legal_moves(&pos);
-        let index = legal.iter().position(|l| l.mv == *mv).expect("a played move is legal");
-        line.nodes
-            .push(Node::Move(MoveNode::new(move_text(R::VARIANT, &legal, index))));
+        let index = legal
+            .iter()
+            .position(|l| l.mv == *mv)
+            .expect("a played move is legal");
+        line.nodes.push(Node::Move(MoveNode::new(move_text(
+            R::VARIANT,
+            &legal,
+            index,
+        ))));
         pos = pos.play(mv);
     }
     line.nodes.push(Node::Comment(record.reason.clone()));

@@ -7,8 +7,8 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
-use damka::notation::hub::{move_text, parse_move, write_position};
 use damka::notation::hub::syntax::{pair, parse_line};
+use damka::notation::hub::{move_text, parse_move, write_position};
 use damka::rules::{International, Move, Position, Rules};
 use damka::{Color, Variant};
 
@@ -134,8 +134,9 @@ impl Player {
     /// Starts (or connects to) the engine of `spec` for `variant`.
     pub fn start(spec: &EngineSpec, variant: Variant, rules: &str) -> Result<Player, Fault> {
         match &spec.kind {
-            SpecKind::Hub(argv) => HubEngine::start(argv, variant, rules, &spec.options)
-                .map(Player::Hub),
+            SpecKind::Hub(argv) => {
+                HubEngine::start(argv, variant, rules, &spec.options).map(Player::Hub)
+            }
             SpecKind::Dxp(address) => DxpEngine::connect(address).map(Player::Dxp),
         }
     }
@@ -166,10 +167,8 @@ impl Player {
         match self {
             Player::Hub(h) => h.go(game, moves, limits),
             Player::Dxp(d) => {
-                let game: Vec<Position<International>> = game
-                    .iter()
-                    .map(international)
-                    .collect::<Result<_, _>>()?;
+                let game: Vec<Position<International>> =
+                    game.iter().map(international).collect::<Result<_, _>>()?;
                 d.go(&game, moves, limits)
             }
         }
@@ -391,8 +390,8 @@ pub struct DxpEngine {
 
 impl DxpEngine {
     fn connect(address: &str) -> Result<DxpEngine, Fault> {
-        let conn = Connection::connect(address, Duration::from_secs(10), false)
-            .map_err(Fault::Crashed)?;
+        let conn =
+            Connection::connect(address, Duration::from_secs(10), false).map_err(Fault::Crashed)?;
         Ok(DxpEngine {
             address: address.to_string(),
             conn: Some(conn),
@@ -420,8 +419,8 @@ impl DxpEngine {
 
     fn new_game(&mut self, start: &Position<International>, colour: Color) -> Result<(), Fault> {
         self.sent = 0;
-        let setup = (*start != Position::initial())
-            .then(|| (start.side_to_move(), setup_text(start)));
+        let setup =
+            (*start != Position::initial()).then(|| (start.side_to_move(), setup_text(start)));
         let request = Message::GameReq {
             version: VERSION,
             name: "damka match".into(),
@@ -496,7 +495,9 @@ impl DxpEngine {
                 }
                 Ok(Message::Chat(_)) => {}
                 Ok(other) => {
-                    return Err(Fault::Protocol(format!("{other:?} where a move was awaited")));
+                    return Err(Fault::Protocol(format!(
+                        "{other:?} where a move was awaited"
+                    )));
                 }
                 Err(e) => return Err(self.failed(e, wait)),
             }
