@@ -454,7 +454,8 @@ fn summary(
         let score = t.wins as f64 + t.draws as f64 / 2.0;
         let elo = match first {
             Some((e, m)) => {
-                let e = if i == 0 { e } else { -e };
+                // Written `+0`, never `-0`: -0.0 + 0.0 and 0.0 - 0.0 are 0.0.
+                let e = if i == 0 { e + 0.0 } else { 0.0 - e };
                 format!("{e:+.0} ± {m:.0}")
             }
             None if score == 0.0 => "-inf".to_string(),

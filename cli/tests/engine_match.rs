@@ -184,3 +184,47 @@ fn failing_engines_lose_and_the_match_goes_on() {
         assert!(stdout.contains(reason), "{reason}: {stdout}");
     }
 }
+
+#[test]
+fn a_dxp_follower_plays_a_hub_engine() {
+    use std::io::{BufRead, BufReader};
+    let mut follower = Command::new(DAMKA)
+        .args(["dxp", "--listen", "127.0.0.1:0", "--depth", "2"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("damka dxp starts");
+    let mut stderr = BufReader::new(follower.stderr.take().expect("stderr"));
+    let mut first = String::new();
+    stderr.read_line(&mut first).expect("a first line");
+    let address = first
+        .trim()
+        .strip_prefix("dxp: listening on ")
+        .expect("the address")
+        .to_string();
+    std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut rest);
+    });
+    let dir = temp_dir("match-dxp");
+    std::fs::write(dir.join("starts.fen"), "W:W27,37,K42:B7,10,K45\n").expect("written");
+    let out = run_match(&[
+        "--engine",
+        &format!("remote=dxp:{address}"),
+        "--engine",
+        &format!("hub={DAMKA} hub --hash 8 --tables no-such-tables"),
+        "--fens",
+        dir.join("starts.fen").to_str().expect("UTF-8"),
+        "--depth",
+        "2",
+        "--max-plies",
+        "60",
+    ]);
+    let _ = follower.kill();
+    let _ = follower.wait();
+    let stdout = text(&out);
+    let [g, w, d, l] = row(&stdout, "remote");
+    assert_eq!((g, w + d + l), (2, 2), "{stdout}");
+    for bad in ["crashed", "protocol", "illegal", "no move within"] {
+        assert!(!stdout.contains(bad), "{stdout}");
+    }
+}
