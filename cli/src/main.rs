@@ -4,6 +4,8 @@
 mod analyse;
 mod cluster;
 mod compact;
+mod dxp;
+mod engine_match;
 mod generate;
 mod hub;
 mod info;
@@ -12,6 +14,7 @@ mod pdn;
 mod perft;
 mod play;
 mod probe;
+mod referee;
 mod serve;
 mod tables;
 mod verify;
@@ -129,6 +132,13 @@ enum Command {
     Cluster(cluster::Args),
     /// Speak the Hub protocol on stdin and stdout, for GUIs and libraries (pydraughts).
     Hub(hub::Args),
+    /// Play International draughts over DXP (DamExchange): wait for game requests on a
+    /// TCP port, or connect and request games.
+    Dxp(dxp::Args),
+    /// Play two engines (Hub or DXP) against each other over a list of start positions, both
+    /// colours each, adjudicated by the tables; PDN, running score, final table with Elo.
+    #[command(name = "match")]
+    Match(engine_match::Args),
     /// Search a position and print the best move, its score and principal variation.
     Play(play::Args),
     /// Serve the tables over HTTP: a JSON API and a page to set up positions in.
@@ -158,6 +168,8 @@ fn main() -> ExitCode {
         Command::Cluster(args) => cluster::run(args),
         Command::Play(args) => play::run(args),
         Command::Hub(args) => hub::run(args),
+        Command::Dxp(args) => dxp::run(args),
+        Command::Match(args) => engine_match::run(args),
         Command::Serve(args) => serve::run(args),
     };
     match result {
