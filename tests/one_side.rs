@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use damka::rules::Counters;
 use damka::rules::{English, Rules, Russian};
 use damka::tablebase::format::{
-    FileKind, HEADER_SIZE, Header, RulesDerived, assemble, pack, unpack,
+    BLOCK_NUMBER_BYTES, FileKind, HEADER_SIZE, Header, RulesDerived, assemble, pack, unpack,
 };
 use damka::tablebase::{
     Material, ProbeError, SliceCheck, SliceIndex, Store, TableError, Tablebase, build_job,
@@ -272,7 +272,7 @@ fn change_value(dir: &Path, variant: Variant, m: Material, kind: FileKind, i: u6
         u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes")) as usize
     };
     let mut blocks: Vec<Vec<u8>> = (0..header.blocks as usize)
-        .map(|b| bytes[offset(b)..offset(b + 1)].to_vec())
+        .map(|b| bytes[offset(b) + BLOCK_NUMBER_BYTES..offset(b + 1)].to_vec())
         .collect();
     let b = (i / header.block_positions as u64) as usize;
     let raw = zstd::bulk::decompress(&blocks[b], header.block_bytes()).expect("decodes");

@@ -6,13 +6,15 @@
 //! kept distance files their positions on even rows (answered by a search of two plies
 //! through the twin). First of all, the rules files of slices a quiet count alone governs
 //! are re-encoded with the results that follow from the win/draw/loss values and distances
-//! to conversion derived (a header alone where all do).
+//! to conversion derived (a header alone where all do). With `--upgrade`, it only converts
+//! files of older format versions to the current one.
 
 use std::path::PathBuf;
 
 use damka::Variant;
 use damka::tablebase::format::DERIVED_FROM_PIECES;
-use damka::tablebase::{derive_rules, leave_unread, one_side};
+use damka::tablebase::format::{OLDEST_VERSION, VERSION};
+use damka::tablebase::{derive_rules, leave_unread, one_side, upgrade};
 
 use super::tables::{slices, tables_dir, variants};
 use super::{CliError, print_out};
@@ -36,6 +38,12 @@ pub struct Args {
     /// times slower.
     #[arg(long)]
     even_rows: bool,
+    /// Only convert the files of older format versions to the current one (their blocks
+    /// bound to their places): every block of a file is checked first, the new file is
+    /// checked whole before it replaces the old one; nothing else is changed. Converted
+    /// files hold no statistics (`damka stats`): a build writes them.
+    #[arg(long, conflicts_with_all = ["min_pieces", "even_rows"])]
+    upgrade: bool,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -45,6 +53,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
             message: format!("no tables directory {}", dir.display()),
             code: 1,
         });
+    }
+    if args.upgrade {
+        return run_upgrade(&dir, args.variant);
     }
     let (mut derived, mut pairs, mut reencoded, mut before, mut after) = (0, 0, 0, 0, 0);
     for variant in variants(&dir, args.variant) {
@@ -86,6 +97,33 @@ pub fn run(args: Args) -> Result<(), CliError> {
     print_out(&format!(
         "rules files derived {derived}, pairs {pairs}, slices re-encoded {reencoded}, bytes \
          changed {before} -> {after}\n"
+    ))
+}
+
+/// `damka compact --upgrade`: converts the files of versions [`OLDEST_VERSION`] to
+/// [`VERSION`] - 1 under `dir` (of `only` variant) to [`VERSION`], a line each.
+fn run_upgrade(dir: &std::path::Path, only: Option<Variant>) -> Result<(), CliError> {
+    let (mut files, mut before, mut after) = (0, 0, 0);
+    for variant in variants(dir, only) {
+        let present = slices(dir, variant)?;
+        for u in upgrade(dir, variant, &present).map_err(failed)? {
+            print_out(&format!(
+                "{variant} {}.{}: version {} -> {VERSION}: {} -> {} bytes\n",
+                u.material,
+                u.kind.extension(),
+                u.from,
+                u.bytes_before,
+                u.bytes_after
+            ))?;
+            files += 1;
+            before += u.bytes_before;
+            after += u.bytes_after;
+        }
+    }
+    print_out(&format!(
+        "files converted from versions {OLDEST_VERSION}-{} to {VERSION}: {files}, bytes \
+         {before} -> {after}\n",
+        VERSION - 1
     ))
 }
 

@@ -16,6 +16,7 @@ mod play;
 mod probe;
 mod referee;
 mod serve;
+mod stats;
 mod tables;
 mod verify;
 
@@ -121,6 +122,9 @@ enum Command {
     Verify(verify::Args),
     /// What the tables directory holds.
     Info(info::Args),
+    /// Per slice: wins, draws and losses (stored, and with capture positions resolved),
+    /// positions not stored, the longest distances with an example position each.
+    Stats(stats::Args),
     /// Keep one side to move of each slice pair: about half the bytes of win/draw/loss and
     /// distance files, the other side answered by a search of one ply; leave unread what a
     /// short search finds (forced exchanges; English and Italian distances on even rows).
@@ -163,6 +167,7 @@ fn main() -> ExitCode {
         Command::Probe(args) => probe::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Info(args) => info::run(args),
+        Command::Stats(args) => stats::run(args),
         Command::Compact(args) => compact::run(args),
         Command::Analyse(args) => analyse::run(args),
         Command::Cluster(args) => cluster::run(args),

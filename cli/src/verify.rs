@@ -172,6 +172,9 @@ fn verdict(check: SliceCheck) -> String {
             "bad counts in the rules header: {header} cursed wins and blessed losses, counted \
              {counted}"
         ),
+        SliceCheck::HeaderField { kind, what } => {
+            format!("bad {} header: {what}", kind.extension())
+        }
         SliceCheck::Counts {
             kind,
             header,

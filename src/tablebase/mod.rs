@@ -21,7 +21,9 @@ mod unread;
 mod value;
 mod verify;
 
-pub use compact::{DerivedRules, LeftUnread, OneSide, derive_rules, leave_unread, one_side};
+pub use compact::{
+    DerivedRules, LeftUnread, OneSide, Upgraded, derive_rules, leave_unread, one_side, upgrade,
+};
 pub use format::{Access, FileKind, TableError};
 pub use generate::{Estimate, GenerateError, Progress, Silent, SliceReport, build_job, estimate};
 pub use index::material::{Material, SliceJob, plan};

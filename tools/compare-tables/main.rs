@@ -56,11 +56,13 @@ fn table_files(dir: &Path) -> Result<BTreeSet<(String, String, &'static str)>, S
     Ok(found)
 }
 
-/// The header as it bears on the values: the block table's checksum cleared and, with
-/// `encoding`, what depends on how a rules file holds its results (derived or stored).
+/// The header as it bears on the values: the block table's checksum and the statistics
+/// (which files converted from an older version lack) cleared and, with `encoding`, what
+/// depends on how a rules file holds its results (derived or stored).
 fn value_header(h: &Header, encoding: bool) -> Header {
     let mut h = Header {
         table_crc: 0,
+        stats: None,
         ..h.clone()
     };
     if encoding {

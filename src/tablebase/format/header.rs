@@ -15,16 +15,24 @@ use crate::{Variant, with_rules};
 
 /// First eight bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"DAMKATB\x1a";
-/// The format version this code writes (4: rule results derived,
-/// [`Header::rules_derived`]).
-pub const VERSION: u16 = 4;
-/// The oldest version it reads (2: one side to move, [`Header::searched`]; a version 2 file
-/// is a version 4 file with bytes 83 and 84 zero, a version 3 file one with byte 84 zero).
+/// The format version this code writes and reads (5: each block bound to its number,
+/// [`block_crc`]; statistics in the header, [`Stats`]).
+pub const VERSION: u16 = 5;
+/// The oldest version `damka compact --upgrade` converts to [`VERSION`] (2: one side to
+/// move, [`Header::searched`]; a version 2 file is a version 4 file with bytes 83 and 84
+/// zero, a version 3 file one with byte 84 zero; a version 4 file is a version 5 file whose
+/// blocks are bare zstd frames checked by their CRC alone, without statistics).
 pub const OLDEST_VERSION: u16 = 2;
+/// Bytes of the block number that starts each stored block (from version 5).
+pub const BLOCK_NUMBER_BYTES: usize = 4;
 /// The index scheme of `index.rs` (men, then kings, combinatorial number system).
 pub const INDEX_SCHEME: u8 = 1;
 /// Size of the header in bytes.
 pub const HEADER_SIZE: usize = 128;
+/// Offset of the statistics fields ([`Stats`]; byte 85 says whether they are there).
+const STATS_AT: usize = 88;
+/// The index a distance file's statistics hold where no position is won or lost.
+const NO_INDEX: u64 = u64::MAX;
 /// Offset of the header's own checksum.
 const HEADER_CRC_AT: usize = 124;
 /// The largest decompressed block a reader accepts (16 MiB): a header asking for more is
@@ -135,6 +143,49 @@ pub struct Header {
     /// holding them ([`crate::tablebase::compact::derive_rules`]). Only rules files of slices governed by a
     /// quiet count alone.
     pub rules_derived: RulesDerived,
+    /// The slice's statistics this file holds (bytes 85-111): `None` where it holds none (a
+    /// rules file, or a file converted from an older version by `damka compact --upgrade`).
+    pub stats: Option<Stats>,
+}
+
+/// Statistics of a slice in its files' headers, which a reader shows without reading a
+/// block (`damka stats`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Stats {
+    /// In a win/draw/loss file: the capture positions (not stored, counted as unused) won,
+    /// drawn and lost by the side to move once their captures are resolved.
+    Captures {
+        /// Won capture positions.
+        wins: u64,
+        /// Drawn capture positions.
+        draws: u64,
+        /// Lost capture positions.
+        losses: u64,
+    },
+    /// In a distance file: the first index (in index order) of a stored won or lost
+    /// position at the longest distance (the header's), `None` where no stored position is
+    /// won or lost.
+    LongestAt(Option<u64>),
+}
+
+/// The checksum the block table holds for block number `b` whose zstd frame is `frame`: the
+/// CRC-32 of its stored bytes ([`stored_block`]), its number as 4 bytes little-endian, then
+/// the frame.
+pub fn block_crc(b: u32, frame: &[u8]) -> u32 {
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&b.to_le_bytes());
+    crc.update(frame);
+    crc.finalize()
+}
+
+/// The bytes of block number `b` as a file stores them: `b` as 4 bytes little-endian, then
+/// its zstd frame `frame`. A block moved to another place in the file names the wrong
+/// number, so a reader refuses it even where its checksum was recomputed.
+pub fn stored_block(b: u32, frame: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(BLOCK_NUMBER_BYTES + frame.len());
+    out.extend_from_slice(&b.to_le_bytes());
+    out.extend_from_slice(frame);
+    out
 }
 
 /// The fewest pieces of a slice whose rules file derives its results where it may: smaller
@@ -200,11 +251,27 @@ impl fmt::Display for TableError {
             TableError::Missing(p) => write!(f, "{}: table file missing", p.display()),
             TableError::Io(p, e) => write!(f, "{}: {e}", p.display()),
             TableError::NotATable(p) => write!(f, "{}: not a damka table file", p.display()),
-            TableError::Version(p, v) => write!(
-                f,
-                "{}: format version {v}, this damka reads versions {OLDEST_VERSION} to {VERSION}",
-                p.display()
-            ),
+            TableError::Version(p, v) => {
+                write!(f, "{}: format version {v}, ", p.display())?;
+                match *v {
+                    v if v > VERSION => write!(
+                        f,
+                        "written by a newer damka (this one reads version {VERSION})"
+                    ),
+                    OLDEST_VERSION.. => write!(
+                        f,
+                        "whose blocks are not bound to their places (this damka reads version \
+                         {VERSION}): convert it with `damka compact --upgrade --tables {}`, or \
+                         rebuild it with `damka generate`",
+                        tables_dir_of(p).display()
+                    ),
+                    _ => write!(
+                        f,
+                        "too old to convert (this damka reads version {VERSION}): rebuild it \
+                         with `damka generate`"
+                    ),
+                }
+            }
             TableError::HeaderChecksum(p) => {
                 write!(
                     f,
@@ -227,6 +294,14 @@ impl fmt::Display for TableError {
 }
 
 impl std::error::Error for TableError {}
+
+/// The tables directory of the file `path` (`DIR/VARIANT/KEY.EXT`).
+fn tables_dir_of(path: &Path) -> &Path {
+    path.parent()
+        .and_then(Path::parent)
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
 
 impl Header {
     /// The header as its 128 bytes.
@@ -255,14 +330,38 @@ impl Header {
         b[82] = u8::from(self.forced_searched);
         b[83] = u8::from(self.even_rows_searched);
         b[84] = self.rules_derived as u8;
+        if let Some(stats) = self.stats {
+            b[85] = 1;
+            let fields = match stats {
+                Stats::Captures {
+                    wins,
+                    draws,
+                    losses,
+                } => vec![wins, draws, losses],
+                Stats::LongestAt(at) => vec![at.unwrap_or(NO_INDEX)],
+            };
+            for (at, field) in (STATS_AT..).step_by(8).zip(fields) {
+                b[at..at + 8].copy_from_slice(&field.to_le_bytes());
+            }
+        }
         let crc = crc32fast::hash(&b[..HEADER_CRC_AT]);
         b[HEADER_CRC_AT..].copy_from_slice(&crc.to_le_bytes());
         b
     }
 
-    /// Reads a header and checks what it says of itself: magic, version, checksum, known
-    /// kind, variant and index scheme. [`Header::check`] checks the rest.
+    /// Reads a header and checks what it says of itself: magic, version ([`VERSION`]),
+    /// checksum, known kind, variant and index scheme. [`Header::check`] checks the rest.
     pub fn from_bytes(path: &Path, b: &[u8]) -> Result<Header, TableError> {
+        match Header::from_bytes_of_any_version(path, b)? {
+            (header, VERSION) => Ok(header),
+            (_, version) => Err(TableError::Version(path.to_path_buf(), version)),
+        }
+    }
+
+    /// [`Header::from_bytes`] for a file of any version from [`OLDEST_VERSION`] to
+    /// [`VERSION`] (one to convert), with its version. An older version's header has no
+    /// statistics.
+    pub fn from_bytes_of_any_version(path: &Path, b: &[u8]) -> Result<(Header, u16), TableError> {
         if b.len() < HEADER_SIZE {
             return Err(if b.len() >= 8 && b[..8] == MAGIC {
                 TableError::Truncated(path.to_path_buf())
@@ -333,8 +432,24 @@ impl Header {
                 2 => RulesDerived::Marked,
                 _ => return Err(bad("byte 84 (rules derived) is not 0, 1 or 2")),
             },
+            stats: match (version, b[85], kind) {
+                (..VERSION, _, _) | (_, 0, _) => None,
+                (_, 1, FileKind::Wdl) => Some(Stats::Captures {
+                    wins: u64_at(STATS_AT),
+                    draws: u64_at(STATS_AT + 8),
+                    losses: u64_at(STATS_AT + 16),
+                }),
+                (_, 1, FileKind::Dtw | FileKind::Dtc) => Some(Stats::LongestAt(
+                    Some(u64_at(STATS_AT)).filter(|&at| at != NO_INDEX),
+                )),
+                _ => {
+                    return Err(bad(
+                        "byte 85 (statistics) is neither 0 nor 1, or 1 in a rules file",
+                    ));
+                }
+            },
         };
-        Ok(header)
+        Ok((header, version))
     }
 
     /// Checks every field against what the file is expected to be (its kind, variant and
@@ -483,10 +598,57 @@ impl Header {
                 ),
             ));
         }
+        self.check_stats()
+            .map_err(|what| bad("statistics (bytes 85-111)", what))?;
         if (HEADER_SIZE + self.table_size()) as u64 > file_len {
             return Err(TableError::Truncated(path.to_path_buf()));
         }
         Ok(())
+    }
+
+    /// Checks the statistics against the kind and the counts: capture positions no more
+    /// than the unused indices, an example index inside the slice, none only where the
+    /// longest distance is 0.
+    fn check_stats(&self) -> Result<(), String> {
+        match (self.stats, self.kind) {
+            (None, _) => Ok(()),
+            (
+                Some(Stats::Captures {
+                    wins,
+                    draws,
+                    losses,
+                }),
+                FileKind::Wdl,
+            ) => {
+                let captures = [wins, draws, losses]
+                    .into_iter()
+                    .try_fold(0u64, u64::checked_add);
+                match captures.is_some_and(|c| c <= self.unused) {
+                    true => Ok(()),
+                    false => Err(format!(
+                        "capture positions won {wins}, drawn {draws} and lost {losses}: more \
+                         than the {} unused indices",
+                        self.unused
+                    )),
+                }
+            }
+            (Some(Stats::LongestAt(Some(at))), FileKind::Dtw | FileKind::Dtc) => {
+                match at < self.positions {
+                    true => Ok(()),
+                    false => Err(format!(
+                        "the longest distance at index {at}, past the {} positions",
+                        self.positions
+                    )),
+                }
+            }
+            (Some(Stats::LongestAt(None)), FileKind::Dtw | FileKind::Dtc) => match self.max_dtw {
+                0 => Ok(()),
+                longest => Err(format!(
+                    "no position at the longest distance, which is {longest}"
+                )),
+            },
+            (Some(stats), kind) => Err(format!("{stats:?} in a {kind:?} file")),
+        }
     }
 
     /// The plies of the quiet count that governs the slice alone under the file's rule set
@@ -579,25 +741,26 @@ pub fn unpack(block: &[u8], value_bits: u8, i: usize) -> u16 {
     }
 }
 
-/// The whole file: header, block table, compressed blocks.
-pub fn assemble(mut header: Header, blocks: &[Vec<u8>]) -> Vec<u8> {
-    header.blocks = blocks.len() as u32;
+/// The whole file: header, block table, blocks (`frames`, the zstd frame of each block in
+/// order, stored with its number: [`stored_block`]).
+pub fn assemble(mut header: Header, frames: &[Vec<u8>]) -> Vec<u8> {
+    header.blocks = frames.len() as u32;
     let mut table = Vec::with_capacity(header.table_size());
     let mut offset = (HEADER_SIZE + header.table_size()) as u64;
-    for block in blocks {
+    for frame in frames {
         table.extend_from_slice(&offset.to_le_bytes());
-        offset += block.len() as u64;
+        offset += (BLOCK_NUMBER_BYTES + frame.len()) as u64;
     }
     table.extend_from_slice(&offset.to_le_bytes());
-    for block in blocks {
-        table.extend_from_slice(&crc32fast::hash(block).to_le_bytes());
+    for (b, frame) in (0..).zip(frames) {
+        table.extend_from_slice(&block_crc(b, frame).to_le_bytes());
     }
     header.table_crc = crc32fast::hash(&table);
     let mut out = Vec::with_capacity(offset as usize);
     out.extend_from_slice(&header.to_bytes());
     out.extend_from_slice(&table);
-    for block in blocks {
-        out.extend_from_slice(block);
+    for (b, frame) in (0..).zip(frames) {
+        out.extend_from_slice(&stored_block(b, frame));
     }
     out
 }

@@ -9,5 +9,5 @@ mod table;
 
 pub use super::value::wdl_code;
 pub use header::*;
-pub use table::{Access, TableFile};
+pub use table::{Access, TableFile, read_header};
 pub(crate) use table::{BlockCache, decompress_values};

@@ -12,7 +12,9 @@ use std::sync::{Arc, Mutex};
 use memmap2::Mmap;
 use rayon::prelude::*;
 
-use super::header::{FileKind, HEADER_SIZE, Header, TableError, unpack};
+use super::header::{
+    BLOCK_NUMBER_BYTES, FileKind, HEADER_SIZE, Header, TableError, VERSION, unpack,
+};
 use super::le_words::fill_from_le;
 use crate::Variant;
 use crate::tablebase::fs::{Filesystem, Opened, Os};
@@ -54,8 +56,11 @@ pub struct TableFile {
     source: Source,
     /// The block table: the start of each block, then the file length.
     offsets: Box<[u64]>,
-    /// The CRC-32 of each compressed block.
+    /// The CRC-32 of each stored block.
     crcs: Box<[u32]>,
+    /// The file's format version: [`VERSION`], or an older one opened to be converted
+    /// ([`TableFile::open_to_convert`]), whose blocks are bare zstd frames.
+    version: u16,
     id: u32,
     slots: PageSlots,
 }
@@ -87,6 +92,32 @@ impl TableFile {
         id: u32,
         access: Access,
     ) -> Result<TableFile, TableError> {
+        let table = TableFile::open_any_version(fs, path, (kind, variant, material), id, access)?;
+        match table.version {
+            VERSION => Ok(table),
+            v => Err(TableError::Version(path.to_path_buf(), v)),
+        }
+    }
+
+    /// Opens and checks `path` as [`TableFile::open`] does, but a file of an older version
+    /// too, from [`super::OLDEST_VERSION`] on: one to convert to the current version (its
+    /// blocks are checked by their older checksums, [`TableFile::version`]).
+    pub fn open_to_convert(
+        path: &Path,
+        kind: FileKind,
+        variant: Variant,
+        material: Material,
+    ) -> Result<TableFile, TableError> {
+        TableFile::open_any_version(&Os, path, (kind, variant, material), 0, Access::Read)
+    }
+
+    fn open_any_version(
+        fs: &dyn Filesystem,
+        path: &Path,
+        (kind, variant, material): (FileKind, Variant, Material),
+        id: u32,
+        access: Access,
+    ) -> Result<TableFile, TableError> {
         let io = |e: std::io::Error| TableError::Io(path.to_path_buf(), e);
         let opened = fs.open(path).map_err(|e| match e.kind() {
             ErrorKind::NotFound => TableError::Missing(path.to_path_buf()),
@@ -103,7 +134,7 @@ impl TableFile {
         };
         let mut head = vec![0u8; HEADER_SIZE.min(file_len as usize)];
         source.read_at(path, &mut head, 0)?;
-        let header = Header::from_bytes(path, &head)?;
+        let (header, version) = Header::from_bytes_of_any_version(path, &head)?;
         header.check(path, kind, variant, material, file_len)?;
         let mut table = vec![0u8; header.table_size()];
         source.read_at(path, &mut table, HEADER_SIZE as u64)?;
@@ -167,8 +198,14 @@ impl TableFile {
             source,
             offsets,
             crcs,
+            version,
             id,
         })
+    }
+
+    /// The file's format version: [`VERSION`] but for a file opened to be converted.
+    pub fn version(&self) -> u16 {
+        self.version
     }
 
     /// The file's header.
@@ -194,6 +231,25 @@ impl TableFile {
     /// longer than the header's longest).
     pub fn decode_block(&self, b: u32) -> Result<Vec<u8>, TableError> {
         let damaged = || TableError::Block(self.path.clone(), b);
+        let expected = self.header.block_len(b);
+        let out = self
+            .with_frame(b, |frame| decompress(frame, expected))?
+            .map_err(|_| damaged())?;
+        if out.len() != expected {
+            return Err(TableError::BadBlock(
+                self.path.clone(),
+                b,
+                format!("decodes to {} bytes, expected {expected}", out.len()),
+            ));
+        }
+        self.check_values(b, &out)?;
+        Ok(out)
+    }
+
+    /// Calls `f` with the zstd frame of block `b`, once its
+    /// stored bytes are read and checked: its length against what it decodes to, its
+    /// checksum, and (from version 5) the block number it starts with.
+    pub fn with_frame<T>(&self, b: u32, f: impl FnOnce(&[u8]) -> T) -> Result<T, TableError> {
         if b >= self.header.blocks {
             return Err(TableError::BadBlock(
                 self.path.clone(),
@@ -203,9 +259,13 @@ impl TableFile {
         }
         let (start, end) = (self.offsets[b as usize], self.offsets[b as usize + 1]);
         let expected = self.header.block_len(b);
+        let numbered = match self.version {
+            VERSION => BLOCK_NUMBER_BYTES,
+            _ => 0,
+        };
         // A zstd frame is never much larger than what it holds (its bound is about
         // 1/256 more, plus a few bytes of frame header).
-        if end - start > (expected + expected / 128 + 1024) as u64 {
+        if end - start > (numbered + expected + expected / 128 + 1024) as u64 {
             return Err(TableError::BadBlock(
                 self.path.clone(),
                 b,
@@ -224,18 +284,22 @@ impl TableFile {
             Source::Bytes(bytes) => &bytes[start as usize..end as usize],
         };
         if crc32fast::hash(bytes) != self.crcs[b as usize] {
-            return Err(damaged());
+            return Err(TableError::Block(self.path.clone(), b));
         }
-        let out = decompress(bytes, expected).map_err(|_| damaged())?;
-        if out.len() != expected {
+        let (number, frame) = bytes.split_at(numbered.min(bytes.len()));
+        if numbered > 0 && number != b.to_le_bytes() {
+            let mut named = [0u8; 4];
+            named[..number.len()].copy_from_slice(number);
             return Err(TableError::BadBlock(
                 self.path.clone(),
                 b,
-                format!("decodes to {} bytes, expected {expected}", out.len()),
+                format!(
+                    "it is block {}, moved here (its number does not match its place)",
+                    u32::from_le_bytes(named)
+                ),
             ));
         }
-        self.check_values(b, &out)?;
-        Ok(out)
+        Ok(f(frame))
     }
 
     /// Checks that every value of decoded block `b` is one the file can hold. The test runs
@@ -305,6 +369,30 @@ impl TableFile {
         cache.insert(&self.slots, self.id, block, &data);
         Ok(unpack(&data, self.header.value_bits, (index % bp) as usize))
     }
+}
+
+/// Reads and checks the header of the table file `path` alone, of any version from
+/// [`super::OLDEST_VERSION`] on: the magic, the checksum, and every field against the
+/// `kind`, `variant` and `material` expected and the file's length ([`Header::check`]); the
+/// block table and blocks are not read. Returns the header and the file's version (an older
+/// version's header has no statistics).
+pub fn read_header(
+    path: &Path,
+    kind: FileKind,
+    variant: Variant,
+    material: Material,
+) -> Result<(Header, u16), TableError> {
+    let io = |e: std::io::Error| match e.kind() {
+        ErrorKind::NotFound => TableError::Missing(path.to_path_buf()),
+        _ => TableError::Io(path.to_path_buf(), e),
+    };
+    let file = File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let mut head = vec![0u8; HEADER_SIZE.min(len as usize)];
+    file.read_exact_at(&mut head, 0).map_err(io)?;
+    let (header, version) = Header::from_bytes_of_any_version(path, &head)?;
+    header.check(path, kind, variant, material, len)?;
+    Ok((header, version))
 }
 
 thread_local! {
@@ -671,6 +759,7 @@ mod tests {
             forced_searched: false,
             even_rows_searched: false,
             rules_derived: crate::tablebase::format::RulesDerived::None,
+            stats: None,
         }
     }
 

@@ -19,7 +19,10 @@ use crate::rules::Rules;
 use crate::tablebase::format::DERIVED_FROM_PIECES;
 use crate::tablebase::format::encode::{compress, compress_with, fill_runs};
 use crate::tablebase::format::le_words::{fill_from_le, le_bytes};
-use crate::tablebase::format::{FileKind, HEADER_SIZE, Header, RulesDerived, pack, wdl_code};
+use crate::tablebase::format::{
+    BLOCK_NUMBER_BYTES, FileKind, HEADER_SIZE, Header, RulesDerived, Stats, block_crc, pack,
+    wdl_code,
+};
 use crate::tablebase::index::levels::{Level, Placements};
 use crate::tablebase::value::{Outcome, Wdl};
 
@@ -244,6 +247,18 @@ impl Packed {
             draws: counts.draws,
             losses: counts.losses,
             unused: header.positions - counts.wins - counts.draws - counts.losses,
+            stats: match kind {
+                FileKind::Wdl => {
+                    let [wins, draws, losses] = counts.captures;
+                    Some(Stats::Captures {
+                        wins,
+                        draws,
+                        losses,
+                    })
+                }
+                // Found as the values are encoded.
+                _ => Some(Stats::LongestAt(None)),
+            },
             ..header.clone()
         };
         // Without a distance file, the values' distances are only an order of resolution:
@@ -265,6 +280,8 @@ impl Packed {
             dtw_bits,
             dtc_bits,
             rule_bits: bits(counts.max_rule),
+            encoded: 0,
+            longest: [counts.max_dtw, counts.max_dtc].map(|longest| Longest { longest, at: None }),
         };
         let mut written = Written::new();
         if let Some((path, rule_set, rules_derived)) = rules {
@@ -285,6 +302,7 @@ impl Packed {
                     rule_set,
                     drawn_by_rules: counts.rule_drawn,
                     rules_derived,
+                    stats: None,
                     ..base.clone()
                 },
             )?;
@@ -314,6 +332,10 @@ impl Packed {
             progress(chunk[0].len() as u64);
             std::mem::swap(&mut chunk, &mut next);
         }
+        if let Some(file) = &mut files.dtw {
+            file.header.stats = Some(Stats::LongestAt(files.longest[0].at));
+        }
+        files.dtc.header.stats = Some(Stats::LongestAt(files.longest[1].at));
         for file in [Some(files.wdl), files.dtw, Some(files.dtc), files.rules] {
             written.extend(file.map(BlockFile::finish).transpose()?);
         }
@@ -406,6 +428,28 @@ struct Files {
     dtw_bits: u8,
     dtc_bits: u8,
     rule_bits: u8,
+    /// Positions encoded so far.
+    encoded: u64,
+    /// Where the longest distance to the end, and to conversion, is first found.
+    longest: [Longest; 2],
+}
+
+/// The first index of a slice at its longest distance, found chunk by chunk.
+#[derive(Copy, Clone)]
+struct Longest {
+    longest: u16,
+    at: Option<u64>,
+}
+
+impl Longest {
+    /// Looks for the longest distance among `distances` (one per position, `None` where
+    /// the position has none) of the positions from index `start` on, unless found before.
+    fn find(&mut self, start: u64, mut distances: impl Iterator<Item = Option<u16>>) {
+        if self.at.is_none() {
+            let at = distances.position(|d| d == Some(self.longest));
+            self.at = at.map(|i| start + i as u64);
+        }
+    }
 }
 
 impl Drop for Packed {
@@ -469,6 +513,11 @@ impl Files {
         ENCODED.with_borrow_mut(|e| e.as_mut().map(|e| e.push(chunk.clone())));
         let [values, dtc, rules] = chunk;
         let dtw_of = |v: u16| decided(v).map(|o| o.dtw);
+        let start = self.encoded;
+        self.encoded += values.len() as u64;
+        self.longest[0].find(start, values.iter().map(|&v| dtw_of(v)));
+        let dtcs = values.iter().zip(dtc).map(|(&v, &d)| decided(v).map(|_| d));
+        self.longest[1].find(start, dtcs);
         let wdl_blocks: Vec<Vec<u8>> = values
             .par_chunks(WDL_BLOCK as usize)
             .map(|b| {
@@ -555,13 +604,15 @@ impl BlockFile {
         })
     }
 
+    /// Appends the next block, its zstd frame `block`, stored with its number.
     fn push(&mut self, block: &[u8]) -> Result<(), GenerateError> {
-        self.out
-            .write_all(block)
-            .map_err(|e| GenerateError::Io(self.path.clone(), e))?;
+        let number = self.crcs.len() as u32;
+        let io = |e| GenerateError::Io(self.path.clone(), e);
+        self.out.write_all(&number.to_le_bytes()).map_err(io)?;
+        self.out.write_all(block).map_err(io)?;
         self.offsets.push(self.end);
-        self.crcs.push(crc32fast::hash(block));
-        self.end += block.len() as u64;
+        self.crcs.push(block_crc(number, block));
+        self.end += (BLOCK_NUMBER_BYTES + block.len()) as u64;
         Ok(())
     }
 
@@ -620,6 +671,7 @@ pub(super) fn base_header(
         forced_searched: false,
         even_rows_searched: false,
         rules_derived: crate::tablebase::format::RulesDerived::None,
+        stats: None,
     }
 }
 

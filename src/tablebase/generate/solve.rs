@@ -65,6 +65,8 @@ pub(super) struct Counts {
     pub rule_drawn: u64,
     /// The largest rule result code.
     pub max_rule: u16,
+    /// Capture positions (not stored) won, drawn and lost once their captures are resolved.
+    pub captures: [u64; 3],
 }
 
 impl Counts {
@@ -78,6 +80,15 @@ impl Counts {
         if o.wdl != Wdl::Draw {
             self.max_dtc = self.max_dtc.max(dtc);
         }
+    }
+
+    /// Counts a capture position, whose captures give `o`.
+    fn add_capture(&mut self, o: Outcome) {
+        self.captures[match o.wdl {
+            Wdl::Win => 0,
+            Wdl::Draw => 1,
+            Wdl::Loss => 2,
+        }] += 1;
     }
 
     fn add_rule(&mut self, code: u16) {
@@ -104,6 +115,9 @@ impl Counts {
         self.losses += o.losses;
         self.max_dtw = self.max_dtw.max(o.max_dtw);
         self.max_dtc = self.max_dtc.max(o.max_dtc);
+        for (c, n) in self.captures.iter_mut().zip(o.captures) {
+            *c += n;
+        }
         self
     }
 }
@@ -351,6 +365,7 @@ fn solve_closed<R: Rules>(
             }
             out.counts[m.slice as usize].add_rule(rule);
             if captures.is_some() {
+                out.counts[m.slice as usize].add_capture(outcome);
                 CAPTURE | code
             } else {
                 out.counts[m.slice as usize].add(outcome, dtc);
@@ -586,8 +601,9 @@ fn solve_unit<R: Rules>(
                 Some(_) => derived_rule(job, solved_outcome(cell), d),
                 None => 0,
             });
-            if cell & CAPTURE == 0 {
-                counts.add(solved_outcome(cell), d);
+            match cell & CAPTURE {
+                0 => counts.add(solved_outcome(cell), d),
+                _ => counts.add_capture(solved_outcome(cell)),
             }
         }
     }

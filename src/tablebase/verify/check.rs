@@ -184,6 +184,12 @@ pub(super) fn check_level<R: Rules>(
                         }
                     }
                     if capture {
+                        let captured = Outcome::from_code(level.at(here)).unwrap_or(Outcome::DRAW);
+                        tally.captures[match captured.wdl {
+                            Wdl::Win => 0,
+                            Wdl::Draw => 1,
+                            Wdl::Loss => 2,
+                        }] += 1;
                         tally.bad = tally.bad.take().or(rule_bad);
                         continue;
                     }
@@ -225,9 +231,10 @@ pub(super) fn check_level<R: Rules>(
                         true => stored == expected,
                         false => stored.wdl == expected.wdl,
                     };
-                    if agrees && stored.wdl != Wdl::Draw && tally.bad.is_none() {
+                    if stored.wdl != Wdl::Draw {
                         let stored_dtc = dtcs.in_order(here.in_batch(), slice, i)?;
-                        if stored_dtc != expected_dtc {
+                        tally.add_distances(i, stored.dtw, stored_dtc);
+                        if agrees && tally.bad.is_none() && stored_dtc != expected_dtc {
                             tally.bad = Some(SliceCheck::BadDtc {
                                 index: i,
                                 stored: stored_dtc,

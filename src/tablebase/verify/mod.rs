@@ -10,7 +10,9 @@
 //! no value and are not checked; a capture position's outcome, which moves into it need, is
 //! found from its captures once, as its level is read. Every block is decoded once first,
 //! which checks its checksum; last, the headers' counts of wins, draws, losses and unused
-//! indices are checked against a recount.
+//! indices are checked against a recount, and their longest distances and statistics
+//! (capture positions' outcomes, the first position at the longest distance) against the
+//! values.
 //!
 //! The slice pair is read level by level of its men placements, as the generator builds it
 //! (`levels`): a position's quiet successors are in its own level or the one above, so two
@@ -41,7 +43,7 @@ use crate::Variant;
 use crate::rules::{Governing, RuleSet, Rules};
 use crate::tablebase::format::TableError;
 use crate::tablebase::format::TableFile;
-use crate::tablebase::format::{FileKind, RulesDerived};
+use crate::tablebase::format::{FileKind, RulesDerived, Stats};
 use crate::tablebase::index::levels::Level;
 use crate::tablebase::index::material::{Material, SliceJob};
 use crate::tablebase::probe::derivable;
@@ -289,5 +291,77 @@ fn slice_verdict(
             };
         }
     }
+    header_fields(&tally, files)
+}
+
+/// The verdict on a slice's headers' longest distances and statistics against its `tally`:
+/// each distance file's longest distance and the first index that holds it, the win/draw/loss
+/// file's longest distance (the distance to the end's, 0 without one), and its capture
+/// positions' outcomes.
+/// A file without statistics (converted from an older version) has only its longest
+/// distance checked.
+fn header_fields(tally: &Tally, files: &SliceFiles) -> SliceCheck {
+    let bad = |kind: FileKind, what: String| SliceCheck::HeaderField { kind, what };
+    let distance_files = [files.dtw.as_ref(), Some(&files.dtc)];
+    for (file, longest) in distance_files.into_iter().zip(tally.longest) {
+        // Without a distance file (the distance to the end), nothing to check.
+        let Some(file) = file else { continue };
+        let (h, kind) = (file.header(), file.header().kind);
+        let (distance, at) = longest.map_or((0, None), |(d, i)| (d, Some(i)));
+        if h.max_dtw != distance {
+            return bad(
+                kind,
+                format!(
+                    "longest distance (bytes 18-19) {}, the values' longest is {distance}",
+                    h.max_dtw
+                ),
+            );
+        }
+        if let Some(Stats::LongestAt(said)) = h.stats
+            && said != at
+        {
+            return bad(
+                kind,
+                format!(
+                    "first position at the longest distance (bytes 88-95) {}, the values' is {}",
+                    index_words(said),
+                    index_words(at)
+                ),
+            );
+        }
+    }
+    let wdl = files.wdl.header();
+    // The distance to the end's longest, 0 without a distance file.
+    let dtw = files.dtw.as_ref().map_or(0, |f| f.header().max_dtw);
+    if wdl.max_dtw != dtw {
+        return bad(
+            FileKind::Wdl,
+            format!(
+                "longest distance (bytes 18-19) {}, the distance to the end's is {dtw}",
+                wdl.max_dtw
+            ),
+        );
+    }
+    if let Some(Stats::Captures {
+        wins,
+        draws,
+        losses,
+    }) = wdl.stats
+        && [wins, draws, losses] != tally.captures
+    {
+        return bad(
+            FileKind::Wdl,
+            format!(
+                "capture positions won, drawn, lost (bytes 88-111) {:?}, counted {:?}",
+                [wins, draws, losses],
+                tally.captures
+            ),
+        );
+    }
     SliceCheck::Ok
+}
+
+/// An index for a message: the number, or `none`.
+fn index_words(at: Option<u64>) -> String {
+    at.map_or("none".into(), |i| format!("index {i}"))
 }

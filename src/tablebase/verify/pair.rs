@@ -59,6 +59,15 @@ pub enum SliceCheck {
         /// What the values hold.
         counted: u64,
     },
+    /// Every value agrees with its successors and the counts with a recount, but a header's
+    /// longest distance or statistics ([`crate::tablebase::format::Stats`]) do not agree with
+    /// the values.
+    HeaderField {
+        /// The file whose header is wrong.
+        kind: FileKind,
+        /// What is wrong: the field, what it says and what the values give.
+        what: String,
+    },
     /// Every value agrees with its successors, but a header's counts do not agree with a
     /// recount of the stored values.
     Counts {
@@ -81,6 +90,11 @@ pub(super) struct Tally {
     /// Wins, draws (of every kind) and losses under the rules, then the draws that are
     /// wins or losses without the counts.
     pub(super) rule_counts: [u64; 4],
+    /// Capture positions won, drawn and lost once their captures are resolved.
+    pub(super) captures: [u64; 3],
+    /// Of the stored won and lost positions, the longest distance to the end, then to
+    /// conversion, each with the first index that holds it.
+    pub(super) longest: [Option<(u16, u64)>; 2],
     pub(super) bad: Option<SliceCheck>,
 }
 
@@ -88,6 +102,7 @@ impl Tally {
     /// Adds a level's tally. Levels go from high indices to low ones only roughly: the
     /// lowest bad index is kept.
     pub(super) fn add_level(&mut self, level: Tally) {
+        self.add_statistics(&level);
         let lower = match (&self.bad, &level.bad) {
             (Some(old), Some(new)) => bad_index(new) < bad_index(old),
             _ => self.bad.is_none(),
@@ -103,6 +118,26 @@ impl Tally {
         }
     }
 
+    /// Adds the capture positions' outcomes and the longest distances of `other`.
+    fn add_statistics(&mut self, other: &Tally) {
+        for (c, n) in self.captures.iter_mut().zip(other.captures) {
+            *c += n;
+        }
+        for (mine, theirs) in self.longest.iter_mut().zip(other.longest) {
+            if let Some(d) = theirs {
+                mine.replace(longer(*mine, d));
+            }
+        }
+    }
+
+    /// Counts a stored won or lost position at index `index`, at `dtw` plies from the end
+    /// and `dtc` from a conversion.
+    pub(super) fn add_distances(&mut self, index: u64, dtw: u16, dtc: u16) {
+        for (longest, d) in self.longest.iter_mut().zip([dtw, dtc]) {
+            longest.replace(longer(*longest, (d, index)));
+        }
+    }
+
     /// Both tallies together, `self` the one of lower indices.
     pub(super) fn and(mut self, upper: Tally) -> Tally {
         for (c, u) in self.counts.iter_mut().zip(upper.counts) {
@@ -111,8 +146,18 @@ impl Tally {
         for (c, u) in self.rule_counts.iter_mut().zip(upper.rule_counts) {
             *c += u;
         }
+        self.add_statistics(&upper);
         self.bad = self.bad.or(upper.bad);
         self
+    }
+}
+
+/// Of a longest distance so far with its first index (if any) and a distance at an index,
+/// the longer, or the one first in index order.
+fn longer(so_far: Option<(u16, u64)>, (d, i): (u16, u64)) -> (u16, u64) {
+    match so_far {
+        Some((longest, at)) if longest > d || (longest == d && at < i) => (longest, at),
+        _ => (d, i),
     }
 }
 
@@ -123,7 +168,10 @@ fn bad_index(bad: &SliceCheck) -> u64 {
         | SliceCheck::BadWdl { index, .. }
         | SliceCheck::BadDtc { index, .. }
         | SliceCheck::BadRules { index, .. } => *index,
-        SliceCheck::Ok | SliceCheck::Counts { .. } | SliceCheck::DrawnByRules { .. } => u64::MAX,
+        SliceCheck::Ok
+        | SliceCheck::Counts { .. }
+        | SliceCheck::DrawnByRules { .. }
+        | SliceCheck::HeaderField { .. } => u64::MAX,
     }
 }
 
