@@ -79,17 +79,29 @@ fn sync_parent(path: &Path) -> io::Result<()> {
 
 /// A file being written under its [`temporary_path`]: [`AtomicFile::commit`] syncs it and
 /// renames it over its target; dropped before, it is removed and the target left as it was.
+/// A target that exists and is not a regular file (`/dev/null`, a named pipe, a terminal) is
+/// written as it is, never renamed over.
 #[derive(Debug)]
 pub struct AtomicFile {
     file: Option<File>,
     temp: PathBuf,
     target: PathBuf,
+    /// Whether the target itself is written (it is not a regular file).
+    direct: bool,
 }
 
 impl AtomicFile {
     /// Starts writing `target` (created, or replaced when committed).
     /// Fails once [`remove_temporaries`] has run: the process is ending.
     pub fn create(target: &Path) -> io::Result<AtomicFile> {
+        if std::fs::metadata(target).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            return Ok(AtomicFile {
+                file: Some(OpenOptions::new().write(true).open(target)?),
+                temp: target.to_path_buf(),
+                target: target.to_path_buf(),
+                direct: true,
+            });
+        }
         let temp = temporary_path(target);
         let mut live = live();
         if live.ending {
@@ -105,6 +117,7 @@ impl AtomicFile {
             file: Some(file),
             temp,
             target: target.to_path_buf(),
+            direct: false,
         })
     }
 
@@ -113,7 +126,8 @@ impl AtomicFile {
         self.file.as_mut().expect("an uncommitted file is open")
     }
 
-    /// The temporary path being written.
+    /// The path being written: the temporary one (the target itself where that is not a
+    /// regular file).
     pub fn temp_path(&self) -> &Path {
         &self.temp
     }
@@ -125,6 +139,9 @@ impl AtomicFile {
 
     /// Syncs the file and renames it over its target, then syncs the directory.
     pub fn commit(mut self) -> io::Result<()> {
+        if self.direct {
+            return self.file().flush();
+        }
         self.file().sync_all()?;
         self.file = None;
         let renamed = std::fs::rename(&self.temp, &self.target);
@@ -155,7 +172,7 @@ impl Seek for AtomicFile {
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        if self.file.take().is_some() {
+        if self.file.take().is_some() && !self.direct {
             let _ = std::fs::remove_file(&self.temp);
             forget(&self.temp);
         }
@@ -297,6 +314,31 @@ mod tests {
         assert_eq!(again.mode(), LockMode::Exclusive);
         assert_eq!(again.text().expect("read"), "pid 1", "the text stays");
         drop(again);
+        std::fs::remove_dir_all(&dir).expect("remove the scratch directory");
+    }
+
+    /// `-o /dev/null` or `-o PIPE` writes to it: renaming a file over it would replace it.
+    #[cfg(unix)]
+    #[test]
+    fn a_target_that_is_not_a_regular_file_is_written_as_it_is() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = std::env::temp_dir().join(format!("damka-pipe-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        let pipe = dir.join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&pipe).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        let reading = {
+            let pipe = pipe.clone();
+            std::thread::spawn(move || std::fs::read(&pipe).expect("the pipe reads"))
+        };
+        let mut file = AtomicFile::create(&pipe).expect("the pipe opens");
+        assert_eq!(file.temp_path(), pipe);
+        file.write_all(b"through").expect("written");
+        file.commit().expect("committed");
+        assert_eq!(reading.join().expect("the reader"), b"through");
+        let kind = std::fs::metadata(&pipe).expect("the pipe").file_type();
+        assert!(kind.is_fifo(), "still a pipe");
+        assert_eq!(std::fs::read_dir(&dir).expect("the directory").count(), 1);
         std::fs::remove_dir_all(&dir).expect("remove the scratch directory");
     }
 
