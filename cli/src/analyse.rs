@@ -173,7 +173,8 @@ struct Done {
 enum Outcome {
     /// Analysed; `errors` say why it was analysed only in part.
     Done(Box<Done>, Vec<String>),
-    /// Written back without analysis, for the reason given (an error when `error`).
+    /// Written back without analysis, for the reason given (said on stderr when `error`: a
+    /// rule set the variant lacks, a game that does not replay).
     Unanalysed {
         read: ReadGame,
         why: String,
