@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufReader, IsTerminal};
+use std::io::{BufReader, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -15,6 +15,7 @@ use damka::analyse::{
     AnalyseError, Analysis, SLOW_MARGIN, analyse_game, analyse_game_searched, annotate,
     annotate_unanalysed, game_json, strip_annotations,
 };
+use damka::files::AtomicFile;
 use damka::pdn::gametype::game_type_name;
 use damka::pdn::{ReadGame, Reader, Replayer, Ruleset, write_game};
 use damka::rules::Color;
@@ -90,12 +91,71 @@ enum Item {
 struct Summary {
     games: usize,
     reaching: usize,
-    failed: usize,
+    /// The piece counts of the first table positions answered through a forced exchange.
+    exchanges: Vec<u32>,
+    /// Games written but not analysed to the end (a move that does not replay, rules damka
+    /// does not have, a start that does not set up).
+    unfinished: usize,
+    /// Games not readable, so left out of the outputs.
+    left_out: usize,
+    /// Games whose result the tables contradict.
+    conflicts: usize,
     mistakes: BTreeMap<String, usize>,
     in_variations: usize,
     searched: usize,
     /// Games under rules damka does not have, by GameType number.
     unsupported: BTreeMap<u32, usize>,
+}
+
+impl Summary {
+    /// The closing line of a file: `NAME: games 724, reaching the tables 137 (12 of them
+    /// first through a forced exchange, 7 to 9 pieces), not analysed to the end 1, results
+    /// the tables contradict 3, mistakes: ...`.
+    fn line(&self, name: &str, depth: Option<u32>) -> String {
+        let exchanges = match (self.exchanges.iter().min(), self.exchanges.iter().max()) {
+            (Some(least), Some(most)) => {
+                let pieces = match least == most {
+                    true => format!("{least} pieces"),
+                    false => format!("{least} to {most} pieces"),
+                };
+                format!(
+                    " ({} of them first through a forced exchange, {pieces})",
+                    self.exchanges.len()
+                )
+            }
+            _ => String::new(),
+        };
+        let left_out = match self.left_out {
+            0 => String::new(),
+            n => format!(", not readable {n}"),
+        };
+        let mistakes: Vec<String> = self
+            .mistakes
+            .iter()
+            .map(|(who, n)| format!("{who} {n}"))
+            .collect();
+        let variations = match self.in_variations {
+            0 => String::new(),
+            n => format!(", in variations {n}"),
+        };
+        let searched = match depth {
+            Some(depth) => format!(", engine evaluations {} (depth {depth})", self.searched),
+            None => String::new(),
+        };
+        format!(
+            "{name}: games {}, reaching the tables {}{exchanges}, not analysed to the end {}\
+             {left_out}, results the tables contradict {}, mistakes: {}{variations}{searched}",
+            self.games,
+            self.reaching,
+            self.unfinished,
+            self.conflicts,
+            if mistakes.is_empty() {
+                "none".to_string()
+            } else {
+                mistakes.join(", ")
+            }
+        )
+    }
 }
 
 /// Files with at least this many games get a progress bar (when stderr is a terminal).
@@ -113,7 +173,8 @@ struct Done {
 enum Outcome {
     /// Analysed; `errors` say why it was analysed only in part.
     Done(Box<Done>, Vec<String>),
-    /// Written back without analysis, for the reason given (an error when `error`).
+    /// Written back without analysis, for the reason given (said on stderr when `error`: a
+    /// rule set the variant lacks, a game that does not replay).
     Unanalysed {
         read: ReadGame,
         why: String,
@@ -259,14 +320,113 @@ fn player(read: &ReadGame, side: Color) -> String {
     }
 }
 
-/// Writes `text` as the whole of `path`, through a temporary file renamed into place when
-/// complete ([`damka::files::write_atomically`]).
-fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
-    let error = |e: std::io::Error| CliError {
+/// A file output of `analyse`, written under a temporary name from the start of the run and
+/// renamed into place when the run is done ([`AtomicFile`]), so that a run stopped half-way
+/// (an error, Ctrl-C) leaves the file as it was and no temporary file behind.
+struct Output {
+    file: BufWriter<AtomicFile>,
+    target: PathBuf,
+}
+
+impl Output {
+    /// Starts writing `path`: an error at once where it cannot be created.
+    fn create(path: &Path) -> Result<Output, CliError> {
+        let file = AtomicFile::create(path).map_err(|e| write_error(path, e))?;
+        Ok(Output {
+            file: BufWriter::new(file),
+            target: path.to_path_buf(),
+        })
+    }
+
+    fn write(&mut self, text: &str) -> Result<(), CliError> {
+        self.file
+            .write_all(text.as_bytes())
+            .map_err(|e| write_error(&self.target, e))
+    }
+
+    /// Syncs the file and renames it into place.
+    fn commit(self) -> Result<(), CliError> {
+        let target = self.target;
+        let file = self
+            .file
+            .into_inner()
+            .map_err(|e| write_error(&target, e.into_error()))?;
+        file.commit().map_err(|e| write_error(&target, e))
+    }
+}
+
+fn write_error(path: &Path, e: std::io::Error) -> CliError {
+    CliError {
         message: format!("cannot write {}: {e}", path.display()),
         code: 1,
-    };
-    damka::files::write_atomically(path, text.as_bytes()).map_err(error)
+    }
+}
+
+/// Where `analyse` writes: the annotated games (`-o`, else standard output, game by game as
+/// each file is done), the JSON array (`--json`, likewise) and the web page (`--html`, at the
+/// end).
+struct Outputs {
+    pdn: Option<Output>,
+    json: Option<Output>,
+    html: Option<Output>,
+    games: usize,
+    json_games: usize,
+}
+
+impl Outputs {
+    fn create(args: &Args) -> Result<Outputs, CliError> {
+        let create = |path: &Option<PathBuf>| path.as_deref().map(Output::create).transpose();
+        let mut json = create(&args.json)?;
+        if let Some(json) = json.as_mut() {
+            json.write("[\n")?;
+        }
+        Ok(Outputs {
+            pdn: create(&args.output)?,
+            json,
+            html: create(&args.html)?,
+            games: 0,
+            json_games: 0,
+        })
+    }
+
+    /// Writes a game (strict PDN), a blank line before all but the first.
+    fn game(&mut self, game: &damka::pdn::Game) -> Result<(), CliError> {
+        let mut text = String::new();
+        if self.games > 0 {
+            text.push('\n');
+        }
+        text.push_str(&write_game(game));
+        self.games += 1;
+        match self.pdn.as_mut() {
+            Some(out) => out.write(&text),
+            None => print_out(&text),
+        }
+    }
+
+    /// Writes a game's JSON object into the array.
+    fn json(&mut self, object: &str) -> Result<(), CliError> {
+        let Some(out) = self.json.as_mut() else {
+            return Ok(());
+        };
+        if self.json_games > 0 {
+            out.write(",\n")?;
+        }
+        self.json_games += 1;
+        out.write(object)
+    }
+
+    /// Ends the JSON array, writes the page, and renames every file into place.
+    fn finish(mut self, page: impl FnOnce() -> String) -> Result<(), CliError> {
+        if let Some(mut json) = self.json.take() {
+            json.write("\n]\n")?;
+            json.commit()?;
+        }
+        if let Some(mut html) = self.html.take() {
+            html.write(&page())?;
+            html.commit()?;
+        }
+        self.pdn.take().map_or(Ok(()), Output::commit)
+    }
 }
 
 /// A progress bar over `games` games of `name`, drawn only for many games and on a terminal.
@@ -363,10 +523,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
             engine
         })
     };
-    let mut pdn = String::new();
-    let mut json = Vec::new();
+    let mut outputs = Outputs::create(&args)?;
+    super::interrupt::remove_temporaries_on_signal();
     let mut done: Vec<(String, usize, Box<Done>)> = Vec::new();
-    let mut failed = 0;
+    let mut left_out = 0;
     let mut unreadable = 0;
     let mut warned = Vec::new();
     for path in &args.files {
@@ -395,18 +555,12 @@ pub fn run(args: Args) -> Result<(), CliError> {
             eprintln!("warning: {damage}; analysed without it");
         }
         let mut summary = Summary::default();
-        let mut write = |game: &damka::pdn::Game| {
-            if !pdn.is_empty() {
-                pdn.push('\n');
-            }
-            pdn.push_str(&write_game(game));
-        };
         for (number, out) in results {
             summary.games += 1;
             match out {
                 Outcome::Unreadable(e) => {
                     eprintln!("error: {e} (not readable: left out of the output)");
-                    summary.failed += 1;
+                    summary.left_out += 1;
                 }
                 Outcome::Unanalysed {
                     read,
@@ -415,38 +569,44 @@ pub fn run(args: Args) -> Result<(), CliError> {
                     unsupported,
                 } => {
                     if error {
-                        eprintln!("error: {why} (written without analysis)");
+                        eprintln!("warning: {why} (written without analysis)");
                     }
                     if let Some(n) = unsupported {
                         *summary.unsupported.entry(n).or_default() += 1;
                     }
-                    summary.failed += 1;
-                    write(&read.game);
+                    summary.unfinished += 1;
+                    outputs.game(&read.game)?;
                 }
-                Outcome::Done(game, errors) => {
+                Outcome::Done(mut game, errors) => {
                     if let Some(e) = errors.first() {
-                        eprintln!("error: {e} (analysed up to it)");
+                        eprintln!("warning: {e} (analysed up to it)");
                     }
-                    if !errors.is_empty() || !game.analysis.stops.is_empty() {
-                        summary.failed += 1;
+                    let analysis = &game.analysis;
+                    if !errors.is_empty() || !analysis.stops.is_empty() {
+                        summary.unfinished += 1;
                     }
-                    if game.analysis.reaches_tables() {
+                    if analysis.reaches_tables() {
                         summary.reaching += 1;
                     }
-                    for ply in game.analysis.played_mistakes() {
+                    summary.exchanges.extend(analysis.first_through_exchange);
+                    if let Some(conflict) = &analysis.result_conflict {
+                        summary.conflicts += 1;
+                        eprintln!(
+                            "note: {name}: game {number} ({} - {}): {conflict}",
+                            player(&game.read, Color::White),
+                            player(&game.read, Color::Black)
+                        );
+                    }
+                    for ply in analysis.played_mistakes() {
                         *summary
                             .mistakes
                             .entry(player(&game.read, ply.side))
                             .or_default() += 1;
                     }
-                    summary.in_variations +=
-                        game.analysis.mistakes().filter(|p| p.depth > 0).count();
-                    summary.searched += game.analysis.evaluated.len();
-                    write(&game.read.game);
-                    let mut game = game;
-                    if args.json.is_some() {
-                        json.push(std::mem::take(&mut game.json));
-                    }
+                    summary.in_variations += analysis.mistakes().filter(|p| p.depth > 0).count();
+                    summary.searched += analysis.evaluated.len();
+                    outputs.game(&game.read.game)?;
+                    outputs.json(&std::mem::take(&mut game.json))?;
                     if args.html.is_some() {
                         done.push((name.clone(), number, game));
                     }
@@ -460,41 +620,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 rules_name(*number)
             );
         }
-        let mistakes: Vec<String> = summary
-            .mistakes
-            .iter()
-            .map(|(who, n)| format!("{who} {n}"))
-            .collect();
-        let variations = match summary.in_variations {
-            0 => String::new(),
-            n => format!(", in variations {n}"),
-        };
-        let searched = match args.depth {
-            Some(depth) => format!(", engine evaluations {} (depth {depth})", summary.searched),
-            None => String::new(),
-        };
-        eprintln!(
-            "{name}: games {}, reaching the tables {}, failed {}, mistakes: {}{variations}\
-             {searched}",
-            summary.games,
-            summary.reaching,
-            summary.failed,
-            if mistakes.is_empty() {
-                "none".to_string()
-            } else {
-                mistakes.join(", ")
-            }
-        );
-        failed += summary.failed;
+        eprintln!("{}", summary.line(&name, args.depth));
+        left_out += summary.left_out;
     }
-    match &args.output {
-        Some(path) => write_file(path, &pdn)?,
-        None => print_out(&pdn)?,
-    }
-    if let Some(path) = &args.json {
-        write_file(path, &format!("[\n{}\n]\n", json.join(",\n")))?;
-    }
-    if let Some(path) = &args.html {
+    outputs.finish(|| {
         let entries: Vec<Entry> = done
             .iter()
             .map(|(file, number, d)| Entry {
@@ -506,23 +635,20 @@ pub fn run(args: Args) -> Result<(), CliError> {
             })
             .collect();
         let names: Vec<String> = args.files.iter().map(|f| f.display().to_string()).collect();
-        write_file(
-            path,
-            &page(
-                &format!("Analysis of {}", names.join(", ")),
-                &entries,
-                args.html_all,
-            ),
-        )?;
-    }
+        page(
+            &format!("Analysis of {}", names.join(", ")),
+            &entries,
+            args.html_all,
+        )
+    })?;
     if unreadable > 0 {
         return Err(CliError::input(format!(
             "{unreadable} input(s) could not be read"
         )));
     }
-    if failed > 0 {
+    if left_out > 0 {
         return Err(CliError {
-            message: format!("{failed} game(s) could not be analysed to the end"),
+            message: format!("{left_out} game(s) could not be read: left out of the outputs"),
             code: 1,
         });
     }

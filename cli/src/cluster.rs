@@ -153,6 +153,10 @@ fn statuses(
 fn submit<R: Rules>(args: &SubmitArgs) -> Result<(), CliError> {
     let variant = R::VARIANT;
     let dir = absolute(&tables_dir(&args.tables)?)?;
+    // Without Slurm nothing is written: no jobs file, no logs directory.
+    if !args.dry_run {
+        slurm::require(&["sbatch", "scontrol", "squeue"]).map_err(slurm_error)?;
+    }
     let damka = std::env::current_exe().map_err(|e| CliError {
         message: format!("cannot find the damka binary the jobs should run: {e}"),
         code: 1,

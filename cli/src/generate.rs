@@ -87,6 +87,7 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
         code: 2,
     })?;
     let store = Store::new(&dir);
+    let _lock = super::tables::lock_build(&store, R::VARIANT, args.slice)?;
     if args.slice.is_some() {
         fail_on_request(&jobs[0])?;
         let missing = store.missing_inputs(R::VARIANT, &jobs[0], args.dtw);

@@ -9,6 +9,7 @@ mod engine_match;
 mod generate;
 mod hub;
 mod info;
+mod interrupt;
 mod moves;
 mod pdn;
 mod perft;

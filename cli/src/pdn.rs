@@ -165,6 +165,7 @@ fn write_error(path: &Path, e: io::Error) -> CliError {
 }
 
 fn fmt(args: FmtArgs) -> Result<(), CliError> {
+    super::interrupt::remove_temporaries_on_signal();
     let reader = open(&args.file)?;
     let mut staged = match args.output.as_deref() {
         Some(target) => Some(AtomicFile::create(target).map_err(|e| write_error(target, e))?),

@@ -4,7 +4,9 @@ use std::path::{Path, PathBuf};
 
 use damka::Variant;
 use damka::rules::{Color, Position, Rules};
-use damka::tablebase::{FileKind, Listing, Material, Store, Tablebase};
+use damka::tablebase::{
+    BuildLock, Builder, FileKind, Listing, LockError, Material, Store, Tablebase,
+};
 
 use super::CliError;
 
@@ -21,6 +23,42 @@ pub fn tables_dir(arg: &Option<PathBuf>) -> Result<PathBuf, CliError> {
             dir.display()
         ))),
         false => Ok(dir),
+    }
+}
+
+/// Takes the lock of `variant`'s builds in `store` for `damka generate`: a slice build's
+/// (shared with other slice builds, as cluster jobs run) when `slice` names one, else a whole
+/// build's ([`Store::lock_build`]). Held by another build: exit code 1, naming it (process
+/// id, host, command). A lock left by a build that was killed is taken over with a warning;
+/// on a filesystem without locks the build goes on unlocked, with a warning.
+pub fn lock_build(
+    store: &Store,
+    variant: Variant,
+    slice: Option<Material>,
+) -> Result<Option<BuildLock>, CliError> {
+    let builder = match slice {
+        Some(_) => Builder::Slice,
+        None => Builder::Whole,
+    };
+    match store.lock_build(variant, builder) {
+        Ok(lock) => {
+            if let Some(holder) = lock.taken_over() {
+                eprintln!(
+                    "warning: {}: taking over the build lock of {holder}, which ended without \
+                     releasing it",
+                    lock.path().display()
+                );
+            }
+            Ok(Some(lock))
+        }
+        Err(e @ LockError::Unsupported(..)) => {
+            eprintln!("warning: {e}; building without a lock");
+            Ok(None)
+        }
+        Err(e) => Err(CliError {
+            message: e.to_string(),
+            code: 1,
+        }),
     }
 }
 

@@ -471,29 +471,31 @@ fn parse_json(text: &str) -> Json {
 /// Checks a game object against the fields `game_json` documents, with their types.
 fn check_game_object(game: &Json) {
     let keys = game.keys();
-    let searched = keys.len() == 8;
+    let searched = keys.len() == 11;
     assert_eq!(
-        keys[..6],
+        keys[..9],
         [
             "file",
             "game",
             "tags",
             "first_table_position",
+            "first_through_exchange",
             "theoretical_result",
+            "result_conflict",
+            "stops",
             "plies"
         ]
     );
     if searched {
-        assert_eq!(keys[6..], ["search_depth", "evaluated"]);
+        assert_eq!(keys[9..], ["search_depth", "evaluated"]);
         check_evaluated(game);
     } else {
-        assert_eq!(keys.len(), 6, "{keys:?}");
+        assert_eq!(keys.len(), 9, "{keys:?}");
     }
     game.get("file").text();
     assert!(game.get("game").number() >= 1);
     assert!(matches!(game.get("tags"), Json::Object(_)));
     let outcome = |o: &Json| {
-        assert_eq!(o.keys(), ["wdl", "dtw"]);
         let wdl = o.get("wdl").text();
         assert!(["win", "draw", "loss"].contains(&wdl), "{wdl}");
         // A distance to the end for a win or a loss (the tables hold them), null for a draw.
@@ -503,6 +505,25 @@ fn check_game_object(game: &Json) {
             _ => panic!("a distance for a win or loss only: {o:?}"),
         }
     };
+    match game.get("first_through_exchange") {
+        Json::Null => {}
+        pieces => assert!(pieces.number() > 4, "{game:?}"),
+    }
+    if !matches!(game.get("result_conflict"), Json::Null) {
+        let conflict = game.get("result_conflict");
+        assert_eq!(
+            conflict.keys(),
+            [
+                "result", "claimed", "tables", "fen", "side", "wdl", "dtw", "rules", "text"
+            ]
+        );
+        assert_ne!(conflict.get("claimed"), conflict.get("tables"));
+        outcome(conflict);
+    }
+    for stop in game.get("stops").list() {
+        assert_eq!(stop.keys(), ["number", "depth", "move", "why"]);
+        stop.get("why").text();
+    }
     match (
         game.get("first_table_position"),
         game.get("theoretical_result"),
@@ -511,6 +532,7 @@ fn check_game_object(game: &Json) {
         (Json::Text(_), result) => {
             assert_eq!(result.keys(), ["side", "wdl", "dtw"]);
             assert!(["white", "black"].contains(&result.get("side").text()));
+            outcome(result);
         }
         other => panic!("first position and result disagree: {other:?}"),
     }
@@ -528,8 +550,10 @@ fn check_game_object(game: &Json) {
         assert!(["white", "black"].contains(&ply.get("side").text()));
         ply.get("move").text();
         ply.get("fen").text();
-        outcome(ply.get("before"));
-        outcome(ply.get("after"));
+        for o in [ply.get("before"), ply.get("after")] {
+            assert_eq!(o.keys(), ["wdl", "dtw"]);
+            outcome(o);
+        }
         let class = ply.get("class").text();
         assert!(
             [
@@ -690,8 +714,11 @@ fn tinsley_games_are_all_handled() {
     assert!(failing >= 1, "{stderr}");
     let summary = format!("games {games}, ");
     assert!(stderr.contains(&summary), "{stderr}");
-    assert!(stderr.contains(&format!("failed {failing},")), "{stderr}");
-    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("not analysed to the end {failing},")),
+        "{stderr}"
+    );
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
     assert_eq!(
         stderr.matches("(analysed up to it)").count(),
         failing,
@@ -748,6 +775,13 @@ fn tinsley_games_are_all_handled() {
     // their sections.
     let page = std::fs::read_to_string(&html).expect("html output");
     let rows = page.matches("<tr><td><a href=\"#g").count();
+    // One file: no row names it, nor does any row repeat its path.
+    assert!(!page.contains("<tr class=\"file\">"));
+    assert_eq!(
+        page.matches(&*file.display().to_string()).count(),
+        2,
+        "title and h1"
+    );
     let sections = page.matches("<section class=\"game\"").count();
     assert!(indexed > 0 && indexed < games, "{indexed}");
     assert_eq!((rows, sections), (indexed, indexed));
@@ -770,7 +804,7 @@ fn tinsley_games_are_all_handled() {
 
     // Analysing the output again gives the same output.
     let (again, pdn_again, _) = analyse_to(&dir, &pdn, &["--variant", "english"]);
-    assert_eq!(again.status.code(), Some(1));
+    assert_eq!(again.status.code(), Some(0));
     let second = std::fs::read_to_string(&pdn_again).expect("second output");
     assert_eq!(second, out);
 }
@@ -834,7 +868,7 @@ fn setup_commands_and_unknown_moves_keep_verdicts_in_place() {
 }
 
 #[test]
-fn cli_analyses_unreplayable_games_up_to_the_bad_move_and_exits_1() {
+fn cli_analyses_unreplayable_games_up_to_the_bad_move_and_exits_0() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("analyse-cli");
     std::fs::create_dir_all(&dir).expect("scratch");
     let input = dir.join("in.pdn");
@@ -851,11 +885,22 @@ fn cli_analyses_unreplayable_games_up_to_the_bad_move_and_exits_1() {
     .expect("input");
     let (run, pdn, json) = analyse_to(&dir, &input, &[]);
     let stderr = String::from_utf8_lossy(&run.stderr);
-    assert_eq!(run.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("illegal move '24-21'"), "{stderr}");
+    // Every game is in the outputs: the run succeeds, and says which game stops where.
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.starts_with(&format!(
+            "warning: {}, game 2 (line 4): move 2. illegal move '24-21' (legal: ",
+            input.display()
+        )),
+        "{stderr}"
+    );
     assert_eq!(stderr.matches("(analysed up to it)").count(), 1, "{stderr}");
     assert!(
-        stderr.contains("games 3, reaching the tables 3, failed 1, mistakes: Ann (white) 1"),
+        stderr.contains(
+            "games 3, reaching the tables 3 (1 of them first through a forced exchange, 5 \
+             pieces), not analysed to the end 1, results the tables contradict 0, mistakes: \
+             Ann (white) 1"
+        ),
         "{stderr}"
     );
     let out = std::fs::read_to_string(&pdn).expect("output");
@@ -875,13 +920,25 @@ fn cli_analyses_unreplayable_games_up_to_the_bad_move_and_exits_1() {
         "{out}"
     );
     let json = std::fs::read_to_string(&json).expect("json");
-    assert_valid_json(&json);
+    let report = assert_valid_json(&json);
     assert!(json.starts_with('[') && json.contains("\"class\":\"win_to_loss\""));
+    // The JSON says where the game stops, for a script to find.
+    let stops: Vec<usize> = report
+        .list()
+        .iter()
+        .map(|g| g.get("stops").list().len())
+        .collect();
+    assert_eq!(stops, [0, 1, 0]);
+    let stop = &report.list()[1].get("stops").list()[0];
+    assert_eq!(
+        (stop.get("number").text(), stop.get("move").text()),
+        ("2.", "24-21")
+    );
     // Analysed again: the same.
     let again = dir.join("again.pdn");
     std::fs::copy(&pdn, &again).expect("copy");
     let (run, pdn2, _) = analyse_to(&dir, &again, &[]);
-    assert_eq!(run.status.code(), Some(1));
+    assert_eq!(run.status.code(), Some(0));
     assert_eq!(std::fs::read_to_string(&pdn2).expect("output"), out);
 }
 
@@ -1216,8 +1273,9 @@ fn cli_depth_searches_outside_the_tables() {
     assert_eq!(run.status.code(), Some(0), "{stderr}");
     assert!(
         stderr.contains(
-            "games 2, reaching the tables 1, failed 0, mistakes: none, \
-             engine evaluations 10 (depth 4)"
+            "games 2, reaching the tables 1 (1 of them first through a forced exchange, 5 \
+             pieces), not analysed to the end 0, results the tables contradict 0, mistakes: \
+             none, engine evaluations 10 (depth 4)"
         ),
         "{stderr}"
     );
@@ -1296,8 +1354,8 @@ fn sample_page(dir: &Path) -> String {
     assert_eq!(run.status.code(), Some(0), "{stderr}");
     assert!(
         stderr.contains(
-            "games 3, reaching the tables 3, failed 0, mistakes: Ann (white) 1, \
-                         Cid (white) 1, Emre (white) 1"
+            "games 3, reaching the tables 3, not analysed to the end 0, results the tables \
+             contradict 0, mistakes: Ann (white) 1, Cid (white) 1, Emre (white) 1"
         ),
         "{stderr}"
     );
@@ -1353,7 +1411,7 @@ fn html_page_has_one_diagram_per_mistake() {
     );
     for (section, moments) in games.iter().zip(&moments_per_game) {
         assert_eq!(section.matches("<svg").count(), *moments, "{section}");
-        assert_eq!(section.matches("<tr><td class=\"mv\">").count(), *moments);
+        assert_eq!(section.matches("\"><td class=\"mv\">").count(), *moments);
     }
     // English 8x8 numbered, International 10x10 numbered, Turkish 8x8 with coordinates.
     assert!(games[0].contains("width=\"352\"") && games[0].contains(">32</text>"));
@@ -1361,7 +1419,8 @@ fn html_page_has_one_diagram_per_mistake() {
     assert!(games[2].contains("width=\"352\"") && games[2].contains(">h</text>"));
     // The headers: players, result as played, theoretical result.
     assert!(games[0].contains("<h2>Game 1: Ann &ndash; Bob</h2>"));
-    assert!(games[0].contains("Result: 0-1"));
+    // English PDN: 1-0 is a win for Black, who moves first.
+    assert!(games[0].contains("Result: 1-0 (Black wins)"));
     assert!(games[0].contains("(move 1., White to move): White wins in 61 plies."));
     assert!(games[1].contains("(move 1..., Black to move): White wins in 8 plies."));
     // The played move with its glyph and what it did, the best move with its result.
@@ -1499,7 +1558,7 @@ fn missing_tables_are_said_and_depth_works_without_tables() {
 }
 
 /// Games under rules damka does not have: written back unanalysed with a note, one warning
-/// line per rules and file (not one per game), exit code 1.
+/// line per rules and file (not one per game), exit code 0 (every game is in the output).
 #[test]
 fn unsupported_rules_are_one_warning_and_games_are_kept() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("analyse-frisian");
@@ -1509,7 +1568,7 @@ fn unsupported_rules_are_one_warning_and_games_are_kept() {
     std::fs::write(&input, game.repeat(5)).expect("input");
     let (run, pdn, _) = analyse_to(&dir, &input, &[]);
     let stderr = String::from_utf8_lossy(&run.stderr);
-    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
     assert_eq!(stderr.matches("Frisian").count(), 1, "{stderr}");
     assert!(
         stderr.contains(
@@ -1756,7 +1815,7 @@ fn games_set_up_where_no_game_reaches_do_not_reach_the_tables() {
     let (run, pdn, _) = analyse_to(&dir, &input, &[]);
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(
-        stderr.contains("games 4, reaching the tables 1, failed 3,"),
+        stderr.contains("games 4, reaching the tables 1, not analysed to the end 3,"),
         "{stderr}"
     );
     for (game, idle) in [(1, "black"), (2, "white"), (3, "black")] {
@@ -1770,4 +1829,163 @@ fn games_set_up_where_no_game_reaches_do_not_reach_the_tables() {
     }
     let out = std::fs::read_to_string(&pdn).expect("output");
     assert_eq!(Reader::new("out", out.as_bytes()).count(), 4, "{out}");
+}
+
+/// What the summary, the annotations, the JSON and the page say beyond the mistakes: a
+/// result the tables contradict (PDN's `1-0` is Black's win in English draughts), a first
+/// table position reached only through a forced exchange (counted apart, its plies rated
+/// under the draw rules too), draws without a distance; the index names files by their names,
+/// in file order, and links each mistake.
+#[test]
+fn results_exchanges_and_the_index_are_reported() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("analyse-report");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch");
+    let game = |white: &str, result: &str, fen: &str, moves: &str| {
+        format!(
+            "[Event \"Club\"][White \"{white}\"][Black \"Bob\"][Result \"{result}\"]\
+             [GameType \"21\"][FEN \"{fen}\"]\n{moves} {result}\n\n"
+        )
+    };
+    // 1: White wins First Position, but the result says Black won; 2: the right result;
+    // 3: a forced exchange of 5 pieces into the tables of 4; 4: a draw; then, in a second
+    // file, a blunder.
+    let exchange = "W:W22,K32:BK1,K2,18";
+    let input = dir.join("in.pdn");
+    std::fs::write(
+        &input,
+        [
+            game("Ann", "1-0", FIRST_POSITION, "1. 23-27"),
+            game("Cid", "0-1", FIRST_POSITION, "1. 23-27"),
+            game("Dan", "*", exchange, "1. 22x15"),
+            game("Eve", "1/2-1/2", "W:WK32:BK1", "1. 32-27"),
+        ]
+        .concat(),
+    )
+    .expect("input");
+    let more = dir.join("more.pdn");
+    std::fs::write(&more, game("Fay", "1-0", FIRST_POSITION, "1. 19-16")).expect("input");
+    let html = dir.join("out.html");
+    let pdn = dir.join("out.pdn");
+    let json = dir.join("out.json");
+    let run = Command::new(env!("CARGO_BIN_EXE_damka"))
+        .arg("analyse")
+        .args([&input, &more])
+        .arg("--tables")
+        .arg(tables_dir())
+        .arg("-o")
+        .arg(&pdn)
+        .arg("--json")
+        .arg(&json)
+        .arg("--html")
+        .arg(&html)
+        .output()
+        .expect("damka runs");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    let conflict = "Result 1-0 (Black wins) contradicts the tables: the last position, Black \
+                    to move, White wins (B:WK19,K27:B12,K28)";
+    assert_eq!(
+        stderr,
+        format!(
+            "note: {}: game 1 (Ann (white) - Bob (black)): {conflict}\n\
+             {}: games 4, reaching the tables 4 (1 of them first through a forced exchange, 5 \
+             pieces), not analysed to the end 0, results the tables contradict 1, mistakes: \
+             none\n\
+             {}: games 1, reaching the tables 1, not analysed to the end 0, results the tables \
+             contradict 0, mistakes: Fay (white) 1\n",
+            input.display(),
+            input.display(),
+            more.display()
+        )
+    );
+    // The annotated game says so after its last move, and reads back to the same text.
+    let out = std::fs::read_to_string(&pdn).expect("output");
+    assert!(
+        flat(&out).contains(&format!("{{[%tb L60]}} {{{conflict}.}} 1-0")),
+        "{out}"
+    );
+    assert_eq!(
+        flat(&out).matches("contradicts the tables").count(),
+        1,
+        "{out}"
+    );
+    let again = dir.join("again.pdn");
+    std::fs::copy(&pdn, &again).expect("copy");
+    let (rerun, pdn2, _) = analyse_to(&dir, &again, &[]);
+    assert_eq!(rerun.status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&pdn2).expect("output"), out);
+
+    let report = assert_valid_json(&std::fs::read_to_string(&json).expect("json"));
+    let games = report.list();
+    assert_eq!(games.len(), 5);
+    let found = games[0].get("result_conflict");
+    assert_eq!(
+        (
+            found.get("result").text(),
+            found.get("claimed").text(),
+            found.get("tables").text()
+        ),
+        ("1-0", "black", "white")
+    );
+    assert_eq!(found.get("text").text(), conflict);
+    assert!(
+        games[1..]
+            .iter()
+            .all(|g| g.get("result_conflict") == &Json::Null)
+    );
+    // The forced exchange: counted apart, its ply rated under the draw rules.
+    assert_eq!(games[2].get("first_through_exchange"), &Json::Number(5));
+    assert_eq!(games[0].get("first_through_exchange"), &Json::Null);
+    let ply = &games[2].get("plies").list()[0];
+    assert_eq!(ply.get("fen").text(), exchange);
+    assert_ne!(ply.get("rules"), &Json::Null, "{ply:?}");
+    // A draw has no distance.
+    let theory = games[3].get("theoretical_result");
+    assert_eq!(
+        (theory.get("wdl").text(), theory.get("dtw")),
+        ("draw", &Json::Null)
+    );
+    let before = games[3].get("plies").list()[0].get("before");
+    assert_eq!(before.get("dtw"), &Json::Null);
+
+    let page = std::fs::read_to_string(&html).expect("the page");
+    // File names, not paths, in file order; each path only in the title and the heading.
+    for (file, name) in [(&input, "in.pdn"), (&more, "more.pdn")] {
+        assert_eq!(
+            page.matches(&*file.display().to_string()).count(),
+            2,
+            "{name}"
+        );
+    }
+    let first = page.find("<tr class=\"file\"><td colspan=\"9\">in.pdn</td></tr>");
+    let second = page.find("<tr class=\"file\"><td colspan=\"9\">more.pdn</td></tr>");
+    assert!(
+        first.is_some_and(|a| second.is_some_and(|b| a < b)),
+        "{page}"
+    );
+    assert!(page.contains("<td>Club</td>"), "the event is listed");
+    assert!(
+        page.contains("<td>1-0 (Black wins) <span class=\"conflict\""),
+        "{page}"
+    );
+    assert!(page.contains("<td>0-1 (White wins)</td>"), "{page}");
+    assert!(
+        page.contains("which is Black in English draughts (checkers)"),
+        "{page}"
+    );
+    assert!(
+        page.contains(&format!("<p class=\"conflict\">{conflict}.</p>")),
+        "{page}"
+    );
+    assert!(
+        page.contains("It has 5 pieces, more than the tables hold"),
+        "{page}"
+    );
+    // The blunder of the second file: linked from the index to its row.
+    assert!(
+        page.contains("<td>1: <a href=\"#g4-m0\">1.&nbsp;19-16</a></td>"),
+        "{page}"
+    );
+    assert!(page.contains("<tr id=\"g4-m0\">"), "{page}");
 }

@@ -284,6 +284,44 @@ fn without_slurm_submit_and_status_say_so_in_one_line() {
         stderr(&out),
         "error: sbatch not found: run this on a Slurm login node (or use --dry-run)\n"
     );
+    // Refused before anything is written: no report, no jobs file, no logs directory.
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert!(
+        std::fs::read_dir(&dir)
+            .expect("the directory")
+            .next()
+            .is_none()
+    );
+    // A Slurm with sbatch but without scontrol (which releases the held jobs): the same.
+    let sbatch = empty.join("sbatch");
+    std::fs::write(&sbatch, "#!/bin/sh\necho 1\n").unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&sbatch, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let submit = [
+        "cluster",
+        "submit",
+        "--variant",
+        "english",
+        "--pieces",
+        "2",
+        "--tables",
+        tables,
+    ];
+    let out = damka_env(&submit, &path);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "error: scontrol not found: run this on a Slurm login node (or use --dry-run)\n"
+    );
+    assert!(
+        std::fs::read_dir(&dir)
+            .expect("the directory")
+            .next()
+            .is_none()
+    );
+    std::fs::remove_file(&sbatch).unwrap();
     std::fs::write(
         dir.join("cluster-english.jobs"),
         "variant english\npieces 2\nslice 0101 5\n",

@@ -212,7 +212,7 @@ fn a_header_with_no_blocks_is_an_error_in_every_command() {
     );
     assert!(stderr.contains("analysed without it"), "{stderr}");
     assert!(stderr.contains("games 1, reaching the tables "), "{stderr}");
-    assert!(stderr.contains(", failed 0,"), "{stderr}");
+    assert!(stderr.contains(", not analysed to the end 0,"), "{stderr}");
 }
 
 #[test]

@@ -772,6 +772,72 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// A capture position past the tables (a forced exchange into them) has its results under
+/// the draw rules from its captures, as its plain result: with only the slices of up to 3
+/// pieces, every 4-piece position whose side to move captures is answered as the tables of
+/// 4 pieces store it, and its moves as they rate them; a 4-piece position without a capture
+/// stays outside the tables.
+#[test]
+fn rule_results_of_captures_past_the_tables_follow_the_captures() {
+    fn check<R: Rules>(samples: u64) -> usize {
+        let full = tables(R::VARIANT);
+        let dir = scratch(&format!("three-{}", R::VARIANT.name()));
+        std::fs::create_dir_all(dir.join(R::VARIANT.name())).expect("mkdir");
+        for m in Material::all_up_to(3, R::MEN) {
+            for kind in FileKind::ALL {
+                let from = full.store().path(R::VARIANT, m, kind);
+                if from.is_file() {
+                    std::fs::copy(&from, Store::path_in(&dir, R::VARIANT, m, kind)).expect("copy");
+                }
+            }
+        }
+        let three = Tablebase::open(&dir).expect("the tables of up to 3 pieces");
+        let rules = RuleSet::default_for(R::VARIANT);
+        let mut rng = Lcg(R::VARIANT as u64 + 41);
+        let mut captures = 0;
+        for m in Material::all_up_to(4, R::MEN) {
+            if m.pieces() != 4 || !shared::holds(R::VARIANT, m) {
+                continue;
+            }
+            let index = SliceIndex::<R>::new(m);
+            for _ in 0..samples {
+                let Some(frame) = index.unrank(rng.below(index.size())) else {
+                    continue;
+                };
+                let pos = frame.position::<R>();
+                let mut list = MoveList::new();
+                generate(&pos, &mut list);
+                let capture = list.as_slice().iter().any(|mv| mv.is_capture());
+                let past = three.probe_rule_result(&pos, rules);
+                if !capture {
+                    assert!(past.is_err(), "{}", write_fen(&pos));
+                    continue;
+                }
+                captures += 1;
+                let stored = full.probe_rule_result(&pos, rules).expect("in the tables");
+                assert_eq!(
+                    past.expect("from its captures"),
+                    stored,
+                    "{}",
+                    write_fen(&pos)
+                );
+                let moves = |tb: &Tablebase| {
+                    let moves = tb.rule_moves(&pos, rules, Counters::default());
+                    let moves = moves.expect("rated under the rules");
+                    moves
+                        .iter()
+                        .map(|m| (m.category, m.plies))
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(moves(&three), moves(full), "{}", write_fen(&pos));
+            }
+        }
+        captures
+    }
+    let captures = check::<English>(40) + check::<Russian>(40) + check::<International>(20);
+    assert!(captures > 50, "{captures}");
+}
+
 #[test]
 fn damaged_files_give_errors_never_wrong_values() {
     let good = tables(Variant::English);

@@ -26,6 +26,10 @@ const STOP_PREFIX: &str = "Not analysed from here: ";
 /// How the note of a game not analysed starts ([`Annotation::Unanalysed`]).
 const UNANALYSED_PREFIX: &str = "Not analysed: ";
 
+/// What the note on a result the tables contradict says after the result
+/// ([`Annotation::ResultConflict`]).
+const CONFLICT_MARK: &str = " contradicts the tables: ";
+
 /// What a mistake's note ends with when a variation of the game already plays its best line.
 const SHOWN_SUFFIX: &str = " The variation plays the best line.";
 
@@ -65,6 +69,13 @@ pub enum Annotation {
         /// Why (braces are left out when written).
         why: String,
     },
+    /// `Result 1-0 (Black wins) contradicts the tables: the last position, White to move, is
+    /// a draw (W:W18:B14).`: after the main line's last move, a result the tables contradict
+    /// ([`ResultConflict`](super::ResultConflict)'s text).
+    ResultConflict {
+        /// The text, without its final full stop (braces are left out when written).
+        text: String,
+    },
 }
 
 impl Annotation {
@@ -74,7 +85,9 @@ impl Annotation {
         let note = match self {
             Annotation::Verdict { note, .. } | Annotation::Eval { note, .. } => note.as_ref(),
             Annotation::Note(note) => Some(note),
-            Annotation::Stop { .. } | Annotation::Unanalysed { .. } => None,
+            Annotation::Stop { .. }
+            | Annotation::Unanalysed { .. }
+            | Annotation::ResultConflict { .. } => None,
         };
         matches!(note, Some(Note::Mistake(m)) if !m.shown)
     }
@@ -120,6 +133,9 @@ impl fmt::Display for Annotation {
             Annotation::Unanalysed { why } => {
                 write!(f, "{UNANALYSED_PREFIX}{}.", why.replace(['{', '}'], ""))
             }
+            Annotation::ResultConflict { text } => {
+                write!(f, "{}.", text.replace(['{', '}'], ""))
+            }
         }
     }
 }
@@ -141,6 +157,11 @@ impl FromStr for Annotation {
         if let Some(why) = s.strip_prefix(UNANALYSED_PREFIX) {
             return Ok(Annotation::Unanalysed {
                 why: why.strip_suffix('.').ok_or(NotAnnotation)?.to_string(),
+            });
+        }
+        if s.starts_with("Result ") && s.contains(CONFLICT_MARK) {
+            return Ok(Annotation::ResultConflict {
+                text: s.strip_suffix('.').ok_or(NotAnnotation)?.to_string(),
             });
         }
         if let Some(rest) = s.strip_prefix("[%tb ") {
@@ -717,6 +738,11 @@ mod tests {
         });
         all.push(Annotation::Unanalysed {
             why: "frisian rules are not supported".into(),
+        });
+        all.push(Annotation::ResultConflict {
+            text: "Result 1-0 (Black wins) contradicts the tables: the last position, White \
+                   to move, is a draw (W:W18:B14)"
+                .into(),
         });
         all
     }

@@ -2,26 +2,28 @@
 //! from elsewhere.
 //!
 //! The page starts with an index of the games that reach the tables or have findings (a
-//! mistake, a win kept more slowly than the best, a move that does not replay), each linked
-//! to its section. Per game a header (number, players, event, date, result as played, the
-//! theoretical result at the first table position), the moves that could not be replayed,
-//! and a table of the critical moments: for each mistake and each slower win (main line and
+//! mistake, a win kept more slowly than the best, a move that does not replay, a result the
+//! tables contradict), in file order, each linked to its section and each mistake to its row,
+//! with a note on how PDN writes results. Per game a header (number, players, event, date,
+//! result as played, the theoretical result at the first table position), the moves that
+//! could not be replayed, a result the tables contradict, and a table of the critical
+//! moments: for each mistake and each slower win (main line and
 //! variations) the move number, a diagram of the position before it with the move that led
 //! there marked, the move played with what it did, and the best moves with the result they
 //! keep and, for a mistake, the perfect-play line. Only the indexed games get a section,
 //! unless the page is asked for every game.
 
 use super::svg::{diagram, escape};
-use super::{Analysis, Class, Ply, Stop};
+use super::{Analysis, Class, Ply, Stop, result_winner};
 use crate::notation::parse_fen;
 use crate::pdn::Game;
-use crate::rules::{Color, Variant};
+use crate::rules::{Color, Position, Variant};
 use crate::tablebase::{Outcome, RuleCategory, Wdl};
 use crate::with_rules;
 
 /// One analysed game, as the page shows it.
 pub struct Entry<'a> {
-    /// The file the game came from.
+    /// The file the game came from, as given (the page shows its name).
     pub file: &'a str,
     /// The game's number in its file, from 1.
     pub number: usize,
@@ -61,6 +63,8 @@ table.index{border-collapse:collapse;margin:8px 0 16px}\
 table.index th,table.index td{border:1px solid #ddd;padding:3px 8px;text-align:left}\
 table.index th{background:#f0ede6}\
 .stop{color:#8a4b00;margin:2px 0}\
+.conflict{color:#8a4b00;font-weight:600}\
+tr.file td{background:#f7f5ef;font-weight:600}\
 .tag{display:inline-block;font-size:.75em;background:#eee;border-radius:3px;padding:0 4px;\
 color:#555;white-space:nowrap;font-weight:400;font-family:system-ui,sans-serif}\
 svg.board{display:block}";
@@ -70,7 +74,31 @@ impl Entry<'_> {
     pub fn indexed(&self) -> bool {
         self.analysis.reaches_tables() || self.analysis.has_findings()
     }
+
+    /// The game's result as written, with the winner it gives in words: `1-0 (Black wins)`.
+    fn result(&self) -> String {
+        let text = self.game.result_text().unwrap_or("*");
+        let first = with_rules!(self.variant, R => Position::<R>::initial().side_to_move());
+        match result_winner(text, first) {
+            Some(Some(c)) => format!("{} ({} wins)", escape(text), capitalized(c)),
+            Some(None) => format!("{} (draw)", escape(text)),
+            None => escape(text),
+        }
+    }
 }
+
+/// The last part of a file's path, as the page names it.
+fn file_name(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+/// How PDN writes results, said under the index.
+const RESULTS_NOTE: &str = "Results are as PDN writes them: 1-0 (2-0 in International) is a \
+     win for the side that moves first, which is Black in English draughts (checkers) and \
+     White in the other variants; 0-1 (0-2) is a win for the other side; 1/2-1/2 (1-1) a \
+     draw. The theoretical result is the tables' at the game's first position in them, with \
+     perfect play from there; a game whose result the tables contradict at its last position \
+     is marked.";
 
 /// The page of a run's games, titled `title`: an index of the games that reach the tables
 /// or have findings, then a section for each of them, or for every game with `all`.
@@ -84,6 +112,14 @@ pub fn page(title: &str, entries: &[Entry], all: bool) -> String {
     let stopped = entries
         .iter()
         .filter(|e| !e.analysis.stops.is_empty())
+        .count();
+    let conflicts = entries
+        .iter()
+        .filter(|e| e.analysis.result_conflict.is_some())
+        .count();
+    let exchanges = entries
+        .iter()
+        .filter(|e| e.analysis.first_through_exchange.is_some())
         .count();
     let indexed: Vec<(usize, &Entry)> = entries
         .iter()
@@ -101,9 +137,10 @@ pub fn page(title: &str, entries: &[Entry], all: bool) -> String {
     let mut out = format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n\
-         <p class=\"summary\">Games {}, reaching the tables {reaching}, mistakes {mistakes}, \
-         slower wins {slower}, not replayed to the end {stopped}. Verdicts from the endgame \
-         tables by {}. {shown}</p>\n",
+         <p class=\"summary\">Games {}, reaching the tables {reaching} ({exchanges} of them \
+         first through a forced exchange from more pieces), mistakes {mistakes}, slower wins \
+         {slower}, not replayed to the end {stopped}, results the tables contradict \
+         {conflicts}. Verdicts from the endgame tables by {}. {shown}</p>\n",
         escape(title),
         escape(title),
         entries.len(),
@@ -119,37 +156,79 @@ pub fn page(title: &str, entries: &[Entry], all: bool) -> String {
     out
 }
 
-/// The index: one row per game that reaches the tables or has findings, linked to its
-/// section.
+/// The index: one row per game that reaches the tables or has findings, in file order (a
+/// row naming each file first where there are several), linked to its section, each mistake
+/// linked to its row there; then how results are written.
 fn index(out: &mut String, indexed: &[(usize, &Entry)]) {
     if indexed.is_empty() {
         out.push_str("<p class=\"note\">No game reaches the tables or has findings.</p>\n");
         return;
     }
     out.push_str(
-        "<table class=\"index\">\n<thead><tr><th>Game</th><th>White</th><th>Black</th>\
-         <th>Result</th><th>Theoretical result</th><th>Mistakes</th><th>Slower wins</th>\
-         <th>Not replayed</th></tr></thead>\n<tbody>\n",
+        "<table class=\"index\">\n<thead><tr><th>Game</th><th>Event</th><th>White</th>\
+         <th>Black</th><th>Result</th><th>Theoretical result</th><th>Mistakes</th>\
+         <th>Slower wins</th><th>Not replayed</th></tr></thead>\n<tbody>\n",
     );
+    let several_files = indexed.iter().any(|(_, e)| e.file != indexed[0].1.file);
+    let mut file = None;
     for (i, e) in indexed {
+        if several_files && file != Some(e.file) {
+            file = Some(e.file);
+            out.push_str(&format!(
+                "<tr class=\"file\"><td colspan=\"9\">{}</td></tr>\n",
+                escape(file_name(e.file))
+            ));
+        }
         let theory = match &e.analysis.first {
             Some((_, side, outcome)) => result_words(*side, *outcome, e.analysis.distances),
             None => "&ndash;".to_string(),
         };
+        let result = match &e.analysis.result_conflict {
+            Some(_) => format!(
+                "{} <span class=\"conflict\" title=\"the tables contradict it\">\
+                 contradicted</span>",
+                e.result()
+            ),
+            None => e.result(),
+        };
+        let mistakes: Vec<String> = moments(e.analysis)
+            .enumerate()
+            .filter(|(_, p)| p.class.is_mistake())
+            .map(|(k, p)| {
+                format!(
+                    "<a href=\"#g{i}-m{k}\">{}&nbsp;{}</a>",
+                    p.number,
+                    escape(&p.played)
+                )
+            })
+            .collect();
+        let mistakes = match mistakes.is_empty() {
+            true => "0".to_string(),
+            false => format!("{}: {}", mistakes.len(), mistakes.join(", ")),
+        };
         out.push_str(&format!(
-            "<tr><td><a href=\"#g{i}\">{} {}</a></td><td>{}</td><td>{}</td><td>{}</td>\
-             <td>{theory}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-            escape(e.file),
+            "<tr><td><a href=\"#g{i}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{result}\
+             </td><td>{theory}</td><td>{mistakes}</td><td>{}</td><td>{}</td></tr>\n",
             e.number,
+            escape(tag(e.game, "Event").unwrap_or("")),
             escape(tag(e.game, "White").unwrap_or("?")),
             escape(tag(e.game, "Black").unwrap_or("?")),
-            escape(e.game.result_text().unwrap_or("*")),
-            e.analysis.mistakes().count(),
             e.analysis.slower().count(),
             e.analysis.stops.len()
         ));
     }
-    out.push_str("</tbody>\n</table>\n");
+    out.push_str(&format!(
+        "</tbody>\n</table>\n<p class=\"note\">{RESULTS_NOTE}</p>\n"
+    ));
+}
+
+/// The critical moments of a game, in the order its section lists them (each row's anchor
+/// is its place here): the mistakes and slower wins, main line and variations.
+fn moments(analysis: &Analysis) -> impl Iterator<Item = &Ply> {
+    analysis
+        .plies
+        .iter()
+        .filter(|p| p.class.is_mistake() || p.class == Class::Slower)
 }
 
 fn tag<'a>(game: &'a Game, name: &str) -> Option<&'a str> {
@@ -194,17 +273,20 @@ fn game_section(out: &mut String, i: usize, e: &Entry) {
             meta.push(format!("{name}: {}", escape(v)));
         }
     }
-    meta.push(format!(
-        "Result: {}",
-        escape(game.result_text().unwrap_or("*"))
-    ));
-    meta.push(format!("{}, {}", escape(e.file), e.variant));
+    meta.push(format!("Result: {}", e.result()));
+    meta.push(format!("{}, {}", escape(file_name(e.file)), e.variant));
     out.push_str(&format!(
         "<p class=\"meta\">{}</p>\n",
         meta.join(" &middot; ")
     ));
     for stop in &e.analysis.stops {
         stop_note(out, stop);
+    }
+    if let Some(conflict) = &e.analysis.result_conflict {
+        out.push_str(&format!(
+            "<p class=\"conflict\">{}.</p>\n",
+            escape(&conflict.to_string())
+        ));
     }
     let Some((_, side, outcome)) = &e.analysis.first else {
         out.push_str(
@@ -219,18 +301,20 @@ fn game_section(out: &mut String, i: usize, e: &Entry) {
         .find(|p| p.depth == 0)
         .map(|p| format!("move {}, ", p.number))
         .unwrap_or_default();
+    let exchange = match e.analysis.first_through_exchange {
+        Some(pieces) => format!(
+            " It has {pieces} pieces, more than the tables hold: they answer it through a \
+             forced exchange into them."
+        ),
+        None => String::new(),
+    };
     out.push_str(&format!(
         "<p class=\"theory\">Theoretical result at the first table position ({at}{} to \
-         move): {}.</p>\n",
+         move): {}.{exchange}</p>\n",
         capitalized(*side),
         result_words(*side, *outcome, e.analysis.distances)
     ));
-    let moments: Vec<&Ply> = e
-        .analysis
-        .plies
-        .iter()
-        .filter(|p| p.class.is_mistake() || p.class == Class::Slower)
-        .collect();
+    let moments: Vec<&Ply> = moments(e.analysis).collect();
     if moments.is_empty() {
         out.push_str(
             "<p class=\"note\">No mistakes: every move from a table position kept its \
@@ -242,13 +326,20 @@ fn game_section(out: &mut String, i: usize, e: &Entry) {
         "<table class=\"moments\">\n<thead><tr><th>Move</th><th>Position before the move\
          </th><th>Played</th><th>Best</th></tr></thead>\n<tbody>\n",
     );
-    for ply in moments {
-        moment(out, e.variant, ply, e.analysis.distances);
+    for (k, ply) in moments.into_iter().enumerate() {
+        moment(
+            out,
+            &format!("g{i}-m{k}"),
+            e.variant,
+            ply,
+            e.analysis.distances,
+        );
     }
     out.push_str("</tbody>\n</table>\n</section>\n");
 }
 
-fn moment(out: &mut String, variant: Variant, ply: &Ply, distances: bool) {
+/// The row of a critical moment, with the anchor `id`.
+fn moment(out: &mut String, id: &str, variant: Variant, ply: &Ply, distances: bool) {
     let label = format!("Position before {} {}", ply.number, ply.played);
     let board = with_rules!(variant, R => parse_fen::<R>(&ply.fen)
         .map(|pos| diagram(&pos, ply.last, &label)))
@@ -294,7 +385,7 @@ fn moment(out: &mut String, variant: Variant, ply: &Ply, distances: bool) {
         .map(|m| format!("<span>{}</span>", escape(m)))
         .collect();
     out.push_str(&format!(
-        "<tr><td class=\"mv\">{}<br><span class=\"tag\">{} to move</span>{variation}</td>\
+        "<tr id=\"{id}\"><td class=\"mv\">{}<br><span class=\"tag\">{} to move</span>{variation}</td>\
          <td class=\"board\">{board}</td>\
          <td><span class=\"mv {played_class}\">{}{}</span><br>{change}<br>{}</td>\
          <td><span class=\"mv good\">{}</span><br>{}<div class=\"line\">{}</div></td></tr>\n",

@@ -2,7 +2,8 @@
 //!
 //! One object per game:
 //! `{"file", "game", "tags": {name: value}, "first_table_position": FEN or null,
-//! "theoretical_result": {"side", "wdl", "dtw"} or null, "plies": [...]}`, each ply
+//! "first_through_exchange": pieces or null, "theoretical_result": {"side", "wdl", "dtw"} or
+//! null, "result_conflict": {...} or null, "stops": [...], "plies": [...]}`, each ply
 //! `{"number", "depth", "side", "move", "fen", "before": {"wdl", "dtw"}, "after": {"wdl",
 //! "dtw"}, "rules": {"before", "after", "count"} or null, "class", "best": [moves], "line":
 //! [moves]}`. Outcomes are for the side to move before the
@@ -11,8 +12,9 @@
 //! `{"number", "depth", "side", "move", "fen", "eval": {"score", "cp", "result", "plies",
 //! "depth", "best", "pv"}}` (see [`game_json`]).
 
-use super::{Analysis, Evaluated, Ply};
+use super::{Analysis, Evaluated, Ply, ResultConflict, Stop};
 use crate::pdn::Game;
+use crate::rules::Color;
 use crate::tablebase::{Outcome, Wdl};
 
 /// `text` as a JSON string, quotes included.
@@ -49,6 +51,40 @@ fn dtw(o: Outcome, distances: bool) -> String {
         true => o.dtw.to_string(),
         false => "null".to_string(),
     }
+}
+
+/// `"white"`, `"black"`, or `"draw"` for none.
+fn winner(w: Option<Color>) -> String {
+    match w {
+        Some(c) => format!("\"{}\"", c.name()),
+        None => "\"draw\"".to_string(),
+    }
+}
+
+fn conflict(c: &ResultConflict, distances: bool) -> String {
+    let rules = c.rules.map_or("null".to_string(), |r| format!("\"{r}\""));
+    format!(
+        "{{\"result\":{},\"claimed\":{},\"tables\":{},\"fen\":{},\"side\":\"{}\",\
+         \"wdl\":\"{}\",\"dtw\":{},\"rules\":{rules},\"text\":{}}}",
+        json_string(&c.result),
+        winner(c.claimed),
+        winner(c.winner()),
+        json_string(&c.fen),
+        c.side.name(),
+        c.outcome.wdl.name(),
+        dtw(c.outcome, distances),
+        json_string(&c.to_string())
+    )
+}
+
+fn stop(s: &Stop) -> String {
+    format!(
+        "{{\"number\":{},\"depth\":{},\"move\":{},\"why\":{}}}",
+        json_string(&s.number.to_string()),
+        s.depth,
+        json_string(&s.played),
+        json_string(&s.why)
+    )
 }
 
 fn list(items: &[String]) -> String {
@@ -120,8 +156,19 @@ fn evaluated(e: &Evaluated) -> String {
 /// in it (from 1).
 ///
 /// The fields: `{"file", "game", "tags": {name: value}, "first_table_position": FEN or null,
-/// "theoretical_result": {"side", "wdl", "dtw"} or null, "plies": [...]}`; the theoretical
-/// result is for the side to move at the first table position (of the main line). Each ply (a
+/// "first_through_exchange": pieces or null, "theoretical_result": {"side", "wdl", "dtw"} or
+/// null, "result_conflict": {...} or null, "stops": [...], "plies": [...]}`; the theoretical
+/// result is for the side to move at the first table position (of the main line);
+/// `first_through_exchange` is that position's piece count where the tables answer it only
+/// through a forced exchange into them (more pieces than their slices of it hold), else null.
+/// `result_conflict`, where the game's result contradicts the tables at the main line's last
+/// position ([`ResultConflict`]): `{"result": "1-0", "claimed", "tables", "fen", "side",
+/// "wdl", "dtw", "rules", "text"}`, `claimed` the winner the result gives and `tables` the
+/// one the tables give (`"white"`, `"black"` or `"draw"`; PDN's `1-0` is a win for the side
+/// that moves first: Black in English draughts), `wdl`, `dtw` and `rules` the position's
+/// verdicts for its side to move, `text` the note the annotated game carries. `stops`: the moves
+/// that do not replay, where the analysis of their line stops, `{"number", "depth", "move",
+/// "why"}`. Each ply (a
 /// move played from a table position, main line and variations in tree order) is
 /// `{"number": "12...", "depth", "side", "move", "fen", "before": {"wdl", "dtw"},
 /// "after": {"wdl", "dtw"}, "rules", "class", "best": [moves], "line": [moves]}`: `depth` is
@@ -176,11 +223,21 @@ pub fn game_json(file: &str, number: usize, game: &Game, analysis: &Analysis) ->
         }
         None => String::new(),
     };
+    let exchange = analysis
+        .first_through_exchange
+        .map_or("null".to_string(), |n| n.to_string());
+    let conflict = analysis
+        .result_conflict
+        .as_ref()
+        .map_or("null".to_string(), |c| conflict(c, analysis.distances));
+    let stops: Vec<String> = analysis.stops.iter().map(stop).collect();
     format!(
         "{{\"file\":{},\"game\":{number},\"tags\":{{{}}},\"first_table_position\":{first},\
-         \"theoretical_result\":{result},\"plies\":[{}]{searched}}}",
+         \"first_through_exchange\":{exchange},\"theoretical_result\":{result},\
+         \"result_conflict\":{conflict},\"stops\":[{}],\"plies\":[{}]{searched}}}",
         json_string(file),
         tags.join(","),
+        stops.join(","),
         plies.join(",")
     )
 }

@@ -19,6 +19,8 @@ pub mod svg;
 
 pub use json::{game_json, json_string};
 
+use crate::tablebase::{FileKind, Material};
+
 use std::sync::atomic::AtomicBool;
 
 use crate::notation::{move_text, parse_fen, parse_move, write_fen};
@@ -252,10 +254,102 @@ pub struct Analysis {
     /// Whether the outcomes' distances are distances to the end: the tables hold them
     /// ([`Tablebase::has_dtw`]). Else they are 0 and no move is found slower.
     pub distances: bool,
+    /// Where [`Analysis::first`] is not in a slice the tables hold but is answered through a
+    /// forced exchange into them (its captures lead into the tables, as a probe searches
+    /// them): its piece count. `None` where it is in the tables' own slices, or there is none.
+    pub first_through_exchange: Option<u32>,
+    /// The game's result (its Result tag, else its terminator), where the tables contradict
+    /// it at the last position of the main line.
+    pub result_conflict: Option<ResultConflict>,
+}
+
+/// A game's result that the tables contradict: the last position of the main line (replayed
+/// to its end) is in the tables, and their result for it, under the draw rules where the
+/// tables hold those, is not the one the game gives (a resignation or an agreed draw against
+/// the tables' verdict, a game stopped early, or a wrong Result tag).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResultConflict {
+    /// The result as the game writes it (`1-0`).
+    pub result: String,
+    /// The winner it gives, `None` for a draw. PDN's `1-0` (`2-0`) is a win for the side that
+    /// moves first in the variant: Black in English draughts, White in the others.
+    pub claimed: Option<Color>,
+    /// The last position of the main line, as FEN.
+    pub fen: String,
+    /// Its side to move.
+    pub side: Color,
+    /// Its perfect-play result for the side to move.
+    pub outcome: Outcome,
+    /// Its result under the draw rules, where the tables hold it (with the game's counts).
+    pub rules: Option<RuleCategory>,
+}
+
+impl ResultConflict {
+    /// The winner with perfect play from the last position, `None` for a draw (under the
+    /// draw rules where the tables hold them: a cursed win is a draw).
+    pub fn winner(&self) -> Option<Color> {
+        let wdl = self.rules.map_or(self.outcome.wdl, rule_wdl);
+        match wdl {
+            Wdl::Win => Some(self.side),
+            Wdl::Draw => None,
+            Wdl::Loss => Some(self.side.opponent()),
+        }
+    }
+}
+
+impl std::fmt::Display for ResultConflict {
+    /// `Result 1-0 (Black wins) contradicts the tables: the last position, White to move, is
+    /// a draw (W:W18:B14)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let says = |w: Option<Color>| match w {
+            Some(c) => format!("{} wins", capitalized(c)),
+            None => "a draw".to_string(),
+        };
+        let rules = match self.rules {
+            Some(RuleCategory::CursedWin | RuleCategory::BlessedLoss) => {
+                " under the move-count rules"
+            }
+            _ => "",
+        };
+        let theory = match self.winner() {
+            Some(c) => format!("{} wins{rules}", capitalized(c)),
+            None => format!("is a draw{rules}"),
+        };
+        write!(
+            f,
+            "Result {} ({}) contradicts the tables: the last position, {} to move, {theory} \
+             ({})",
+            self.result,
+            says(self.claimed),
+            capitalized(self.side),
+            self.fen
+        )
+    }
+}
+
+/// `White` or `Black`.
+fn capitalized(c: Color) -> &'static str {
+    match c {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
+/// The winner a PDN result gives: `Some(Some(side))`, `Some(None)` for a draw, `None` for a
+/// result that gives none (`*`, `0-0`, anything else). `1-0` and `2-0` are wins for
+/// `first`, the side that moves first in the variant.
+pub fn result_winner(result: &str, first: Color) -> Option<Option<Color>> {
+    match result.trim() {
+        "1-0" | "2-0" => Some(Some(first)),
+        "0-1" | "0-2" => Some(Some(first.opponent())),
+        "1/2-1/2" | "1-1" => Some(None),
+        _ => None,
+    }
 }
 
 impl Analysis {
-    /// Whether the game reached a position in the tables.
+    /// Whether the game reached a position in the tables (directly or through a forced
+    /// exchange, see [`Analysis::first_through_exchange`]).
     pub fn reaches_tables(&self) -> bool {
         self.first.is_some()
     }
@@ -457,6 +551,10 @@ struct Walk<'a> {
     /// The engine and the depth it searches positions outside the tables to.
     search: Option<(&'a mut Engine, u32)>,
     analysis: Analysis,
+    /// Where the main line stands last, while it is replayed: the position (FEN), its side
+    /// to move and its verdicts; `None` outside the tables or once the line is lost (a move
+    /// that does not replay, an unknown move, a setup command).
+    last_main: Option<(String, Color, Outcome, Option<RuleCategory>)>,
 }
 
 /// The engine's evaluation of the last position of `game` (the line so far, oldest first),
@@ -486,6 +584,26 @@ fn engine_eval<R: Rules>(
 }
 
 impl Walk<'_> {
+    /// Records `pos`, whose verdict is `outcome`, as the main line's first table position,
+    /// and whether the tables hold its slice or answer it through a forced exchange.
+    fn set_first<R: Rules>(&mut self, pos: &Position<R>, outcome: Outcome) {
+        self.analysis.first = Some((write_fen(pos), pos.side_to_move(), outcome));
+        let side = |c: Color| {
+            let kings = pos.kings_of(c).count() as u8;
+            (pos.pieces(c).count() as u8 - kings, kings)
+        };
+        let (mover, other) = (
+            side(pos.side_to_move()),
+            side(pos.side_to_move().opponent()),
+        );
+        let material = Material::new(mover.0, mover.1, other.0, other.1);
+        let held = self.tb.is_some_and(|tb| {
+            let store = tb.store();
+            (store.filesystem()).is_file(&store.path(R::VARIANT, material, FileKind::Wdl))
+        });
+        self.analysis.first_through_exchange = (!held).then(|| material.pieces());
+    }
+
     fn skip(&mut self, moves: usize) {
         self.analysis
             .before
@@ -520,6 +638,9 @@ impl Walk<'_> {
                     before.evaluated = Some(at.id);
                     if let Err(e) = parse_move(R::VARIANT, &legal_moves(&place.pos), &m.text) {
                         // The line stops here; no variation of this move is followed either.
+                        if at.depth == 0 {
+                            self.last_main = None;
+                        }
                         self.analysis.stops.push(Stop {
                             index: at.id,
                             depth: at.depth,
@@ -534,7 +655,12 @@ impl Walk<'_> {
                     let next = self.play(place, at, &m.text)?;
                     cursor.set_place(Some(next));
                 }
-                Step::UnknownMove { .. } => self.skip(1),
+                Step::UnknownMove { at } => {
+                    if at.depth == 0 {
+                        self.last_main = None;
+                    }
+                    self.skip(1)
+                }
                 Step::Enter { .. } => {
                     if cursor.place().is_none() {
                         let ids = cursor.skip_variation();
@@ -545,6 +671,9 @@ impl Walk<'_> {
                     let fen = setup_fen(command);
                     let p = setup::<R>(fen)
                         .map_err(|e| AnalyseError::Replay(format!("setup {fen}: {e}")))?;
+                    if cursor.depth() == 0 {
+                        self.last_main = None;
+                    }
                     cursor.set_place(Some(Place::start(p, None)));
                 }
                 Step::Comment(_) | Step::Leave => {}
@@ -586,7 +715,7 @@ impl Walk<'_> {
         let mut after_rules = None;
         if let (Some(before), Some(rated), Some(tb)) = (verdict, rated, self.tb) {
             if depth == 0 && self.analysis.first.is_none() {
-                self.analysis.first = Some((write_fen(p), p.side_to_move(), before));
+                self.set_first(p, before);
             }
             let texts = rated_texts::<R>(&rated);
             let at = rated
@@ -708,7 +837,11 @@ impl Walk<'_> {
         }
         self.analysis.after_rules.push(after_rules);
         if let Some(v) = verdict.filter(|_| depth == 0 && self.analysis.first.is_none()) {
-            self.analysis.first = Some((write_fen(&next), next.side_to_move(), v));
+            self.set_first(&next, v);
+        }
+        if depth == 0 {
+            self.last_main =
+                verdict.map(|v| (write_fen(&next), next.side_to_move(), v, after_rules));
         }
         let last = Some((found.mv.from(), found.mv.to()));
         let mut history = place.history;
@@ -782,6 +915,7 @@ fn walk_game<R: Rules>(
             distances: tb.is_some_and(|tb| tb.has_dtw(R::VARIANT)),
             ..Analysis::default()
         },
+        last_main: None,
     };
     walk.analysis.start = lookup(tb, &first);
     walk.analysis.start_rules = walk
@@ -790,9 +924,32 @@ fn walk_game<R: Rules>(
         .and(tb)
         .and_then(|tb| tb.probe_rules(&first, rules, Counters::default()).ok());
     if let Some(v) = walk.analysis.start {
-        walk.analysis.first = Some((write_fen(&first), first.side_to_move(), v));
+        walk.set_first(&first, v);
+        walk.last_main = Some((
+            write_fen(&first),
+            first.side_to_move(),
+            v,
+            walk.analysis.start_rules,
+        ));
     }
     walk.moves(game, Place::start(first, Some(walk.analysis.start)))?;
+    let first_mover = Position::<R>::initial().side_to_move();
+    walk.analysis.result_conflict =
+        walk.last_main
+            .take()
+            .and_then(|(fen, side, outcome, rules)| {
+                let result = game.result_text()?.trim().to_string();
+                let claimed = result_winner(&result, first_mover)?;
+                let conflict = ResultConflict {
+                    result,
+                    claimed,
+                    fen,
+                    side,
+                    outcome,
+                    rules,
+                };
+                (conflict.winner() != claimed).then_some(conflict)
+            });
     Ok(walk.analysis)
 }
 
@@ -884,7 +1041,8 @@ pub fn eval_comment(eval: &EngineEval, side: Color) -> String {
 /// and variations) one for the position it leads to (the verdict for the side then to move);
 /// on each mistake the glyph (strength mark and NAG: `?` `$2`, `??` `$4`), the sentence of
 /// [`describe`] and a variation with the perfect-play line; `$7` on only moves; a note on
-/// slow wins. Tags, moves and result are otherwise kept.
+/// slow wins; after the main line's last move, a note on a result the tables contradict
+/// ([`ResultConflict`]). Tags, moves and result are otherwise kept.
 ///
 /// With engine evaluations ([`analyse_game_searched`]), the position before each evaluated
 /// move gets an [`eval_comment`] where a `[%tb]` comment would stand: before the first move
@@ -934,6 +1092,12 @@ pub fn annotate(game: &mut Game, analysis: &Analysis) {
     };
     if let Some(a) = first {
         game.moves.nodes.insert(0, Node::Comment(a.to_string()));
+    }
+    if let Some(conflict) = &analysis.result_conflict {
+        let note = Annotation::ResultConflict {
+            text: conflict.to_string(),
+        };
+        game.moves.nodes.push(Node::Comment(note.to_string()));
     }
 }
 
@@ -1090,8 +1254,8 @@ fn own_comment(comment: &str) -> Option<bool> {
 /// verdict comments (`[%tb ...]`), the engine evaluations (`[%eval ...]`, as
 /// [`eval_comment`] writes them), the mistake and slow-win notes, the best-line variation
 /// after each mistake note, the glyph of the mistake (`?` `$2`, `??` `$4`), and the notes
-/// on moves that do not replay ([`Stop::comment`]) and on games not analysed
-/// ([`annotate_unanalysed`]). Other
+/// on moves that do not replay ([`Stop::comment`]), on games not analysed
+/// ([`annotate_unanalysed`]) and on results the tables contradict. Other
 /// comments, variations and marks are kept. Returns whether the game was annotated by damka.
 pub fn strip_annotations(game: &mut Game) -> bool {
     if !game

@@ -1,6 +1,8 @@
 //! Where table files come from: the operating system's files ([`Os`]), or files held in
 //! memory ([`Memory`], for tests and fuzzing), behind one small trait ([`Filesystem`]).
 
+pub use crate::files::{LockMode, LockedFile};
+
 use std::collections::BTreeMap;
 use std::fmt;
 use std::fs::File;
@@ -36,6 +38,11 @@ pub trait Filesystem: fmt::Debug + Send + Sync {
     /// Writes `bytes` as the whole of `path`, which then holds either its old content or
     /// the new one, never part of it (see [`crate::files::write_atomically`]).
     fn write_atomically(&self, path: &Path, bytes: &[u8]) -> io::Result<()>;
+
+    /// Opens `path` (created empty if missing) and locks it in `mode` without waiting, as
+    /// [`LockedFile::try_lock`]: `Ok(None)` where another process holds it; an error of
+    /// kind `Unsupported` where the filesystem takes no locks.
+    fn try_lock(&self, path: &Path, mode: LockMode) -> io::Result<Option<LockedFile>>;
 }
 
 /// The operating system's files.
@@ -63,6 +70,10 @@ impl Filesystem for Os {
 
     fn write_atomically(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
         crate::files::write_atomically(path, bytes)
+    }
+
+    fn try_lock(&self, path: &Path, mode: LockMode) -> io::Result<Option<LockedFile>> {
+        LockedFile::try_lock(path, mode)
     }
 }
 
@@ -129,6 +140,15 @@ impl Filesystem for Memory {
     fn write_atomically(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
         self.insert(path, bytes);
         Ok(())
+    }
+
+    /// Files in memory belong to one process and take no locks (nothing builds tables into
+    /// memory).
+    fn try_lock(&self, _path: &Path, _mode: LockMode) -> io::Result<Option<LockedFile>> {
+        Err(io::Error::new(
+            ErrorKind::Unsupported,
+            "files in memory take no locks",
+        ))
     }
 }
 

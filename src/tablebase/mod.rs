@@ -29,7 +29,7 @@ pub use generate::{Estimate, GenerateError, Progress, Silent, SliceReport, build
 pub use index::material::{Material, SliceJob, plan};
 pub use index::{MoverFrame, SliceIndex};
 pub use probe::{ProbeError, RatedMove, RuleMove, Tablebase};
-pub use store::{Contents, Listing, Store};
+pub use store::{BuildLock, Builder, Contents, Listing, LockError, Store};
 pub use unread::{even_rows, forced_exchange, rows_alternate};
 pub use value::{Outcome, RuleCategory, RuleResult, Wdl};
 pub use verify::{PairChecks, SliceCheck, verify_pair, verify_slice};

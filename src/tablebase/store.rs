@@ -1,15 +1,17 @@
 //! A tables directory (`DIR/VARIANT/KEY.EXT`): the one place that knows where a slice's
 //! files lie, which variants and slices are there, which rule set the rules files hold and
-//! whether a job is built, and that writes files whole or not at all. Its files are read
-//! through a [`Filesystem`], the operating system's unless a test serves them from memory.
+//! whether a job is built, who builds a variant's tables now ([`Store::lock_build`]), and
+//! that writes files whole or not at all. Its files are read through a [`Filesystem`], the
+//! operating system's unless a test serves them from memory.
 
 use std::collections::BTreeMap;
-use std::io;
+use std::fmt;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::format::{Access, FileKind, TableError, TableFile, rule_set_byte};
-use super::fs::{Filesystem, Os};
+use super::fs::{Filesystem, LockMode, LockedFile, Opened, Os};
 use super::index::material::{Material, SliceJob};
 use crate::Variant;
 use crate::rules::RuleSet;
@@ -46,6 +48,119 @@ impl Listing {
         slices.sort_by_key(|m| (m.pieces(), *m));
         slices
     }
+}
+
+/// What a build that takes a variant's lock ([`Store::lock_build`]) builds, and so which
+/// builds may run beside it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builder {
+    /// Every slice up to a piece count (`damka generate --pieces`): no other build of the
+    /// variant in the directory beside it.
+    Whole,
+    /// One slice job (`damka generate --slice`, as each cluster job runs): other slice jobs
+    /// beside it (they build other slices, each under its own temporary names), no whole
+    /// build.
+    Slice,
+}
+
+/// The lock of a variant's builds in a tables directory, held until dropped (or until the
+/// process ends, however it ends). A whole build writes who it is into the lock file (its
+/// process id, host and command line) and clears it when dropped.
+#[derive(Debug)]
+pub struct BuildLock {
+    file: LockedFile,
+    path: PathBuf,
+    taken_over: Option<String>,
+}
+
+impl BuildLock {
+    /// The lock file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Who held the lock before and ended without releasing it (a process killed, or a
+    /// machine that stopped), as its lock file said: `pid 4242 on host h (damka generate
+    /// ...)`. `None` where the lock was free.
+    pub fn taken_over(&self) -> Option<&str> {
+        self.taken_over.as_deref()
+    }
+}
+
+impl Drop for BuildLock {
+    fn drop(&mut self) {
+        if self.file.mode() == LockMode::Exclusive {
+            let _ = self.file.set_text("");
+        }
+    }
+}
+
+/// Why a variant's build lock was not taken.
+#[derive(Debug)]
+pub enum LockError {
+    /// Another build holds it: who (its lock file's record, or the slice builds that share
+    /// it).
+    Held {
+        /// The lock file.
+        path: PathBuf,
+        /// The variant.
+        variant: Variant,
+        /// Who holds it: `pid 4242 on host h (damka generate ...)`, or slice builds.
+        holder: String,
+    },
+    /// The filesystem takes no locks (a Lustre mounted without `flock`, files in memory):
+    /// whether another build runs cannot be told.
+    Unsupported(PathBuf, io::Error),
+    /// The lock file cannot be created or read.
+    Io(PathBuf, io::Error),
+}
+
+impl fmt::Display for LockError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LockError::Held {
+                path,
+                variant,
+                holder,
+            } => write!(
+                f,
+                "the {variant} tables in {} are being built by {holder}: wait for it to end, \
+                 or stop it (lock file {})",
+                path.parent().unwrap_or(Path::new(".")).display(),
+                path.display()
+            ),
+            LockError::Unsupported(path, e) => write!(
+                f,
+                "{}: the filesystem takes no file locks ({e}), so another build of these \
+                 tables would not be seen",
+                path.display()
+            ),
+            LockError::Io(path, e) => write!(f, "{}: {e}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for LockError {}
+
+/// What a lock file holds while slice builds share it: nothing, so they are named thus.
+const SLICE_BUILDERS: &str = "slice builds (`damka generate --slice`, as cluster jobs run them)";
+
+/// This process as a lock file records it: `pid 4242 on host h (damka generate ...)`.
+fn this_process() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "an unknown host".to_string());
+    let command: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    format!(
+        "pid {} on host {host} ({})",
+        std::process::id(),
+        command.join(" ")
+    )
 }
 
 impl Store {
@@ -178,6 +293,82 @@ impl Store {
             .collect()
     }
 
+    /// The lock file of `variant`'s builds: `DIR/.VARIANT.lock`, beside the variant's
+    /// directory so that the directory holds table files only.
+    pub fn lock_path(&self, variant: Variant) -> PathBuf {
+        self.dir.join(format!(".{}.lock", variant.name()))
+    }
+
+    /// Takes the lock of `variant`'s builds in the directory, without waiting, for a build
+    /// of kind `builder`: a whole build holds it alone, slice builds share it. Another build
+    /// holding it is [`LockError::Held`], naming it (for a whole build, its process id, host
+    /// and command line). A lock whose holder ended without releasing it (killed) is free:
+    /// it is taken, and [`BuildLock::taken_over`] says whose it was. The lock is the
+    /// operating system's (`flock`), so it is released however a build ends, and is seen
+    /// from every machine where the filesystem shares locks (NFS, Lustre mounted with
+    /// `flock`); where it takes none, [`LockError::Unsupported`].
+    pub fn lock_build(&self, variant: Variant, builder: Builder) -> Result<BuildLock, LockError> {
+        let path = self.lock_path(variant);
+        let mode = match builder {
+            Builder::Whole => LockMode::Exclusive,
+            Builder::Slice => LockMode::Shared,
+        };
+        let locked = self.fs.try_lock(&path, mode).map_err(|e| match e.kind() {
+            io::ErrorKind::Unsupported => LockError::Unsupported(path.clone(), e),
+            _ => LockError::Io(path.clone(), e),
+        })?;
+        let io_error = |e| LockError::Io(path.clone(), e);
+        let Some(mut file) = locked else {
+            let holder = self.lock_holder(&path).map_err(io_error)?;
+            return Err(LockError::Held {
+                path,
+                variant,
+                holder,
+            });
+        };
+        // Only a whole build writes a record, and clears it when it ends: one left while the
+        // lock is free is of a build that ended without clearing it.
+        let record = file.text().map_err(io_error)?;
+        let taken_over = Some(record.trim().to_string()).filter(|r| !r.is_empty());
+        match builder {
+            Builder::Whole => file.set_text(&this_process()),
+            Builder::Slice if taken_over.is_some() => file.set_text(""),
+            Builder::Slice => Ok(()),
+        }
+        .map_err(io_error)?;
+        Ok(BuildLock {
+            file,
+            path,
+            taken_over,
+        })
+    }
+
+    /// Who holds the lock file `path`: the whole build its record names, or slice builds
+    /// (which write none). A whole build writes its record just after it takes the lock, so
+    /// an empty file is read again a moment later before it is taken for slice builds.
+    fn lock_holder(&self, path: &Path) -> io::Result<String> {
+        let read = || -> io::Result<String> {
+            let bytes: Vec<u8> = match self.fs.open(path)? {
+                Opened::File(mut file) => {
+                    let mut bytes = Vec::new();
+                    file.read_to_end(&mut bytes)?;
+                    bytes
+                }
+                Opened::Bytes(bytes) => bytes.to_vec(),
+            };
+            Ok(String::from_utf8_lossy(&bytes).trim().to_string())
+        };
+        let mut record = read()?;
+        if record.is_empty() {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            record = read()?;
+        }
+        Ok(match record.is_empty() {
+            true => SLICE_BUILDERS.to_string(),
+            false => record,
+        })
+    }
+
     /// Writes `bytes` as the whole of `path`, atomically ([`Filesystem::write_atomically`]).
     pub fn write_atomically(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
         self.fs.write_atomically(path, bytes)
@@ -207,6 +398,58 @@ mod tests {
     use crate::rules::{English, Rules};
     use crate::tablebase::fs::Memory;
     use crate::tablebase::{Silent, Tablebase, build_job, plan};
+
+    /// A whole build holds a variant's lock alone and names itself; slice builds share it;
+    /// a record left by a build that ended without clearing it is taken over and said.
+    #[test]
+    fn a_build_lock_names_its_holder_and_is_taken_over_when_left() {
+        let dir = std::env::temp_dir().join(format!("damka-lock-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        let store = Store::new(&dir);
+        let english = Variant::English;
+        let whole = store
+            .lock_build(english, Builder::Whole)
+            .expect("a free lock");
+        assert_eq!(whole.path(), dir.join(".english.lock"));
+        assert_eq!(whole.taken_over(), None);
+        let me = format!("pid {} on host ", std::process::id());
+        for builder in [Builder::Whole, Builder::Slice] {
+            let Err(LockError::Held { holder, .. }) = store.lock_build(english, builder) else {
+                panic!("a second build of english is refused");
+            };
+            assert!(holder.starts_with(&me), "{holder}");
+        }
+        let other = store
+            .lock_build(Variant::Russian, Builder::Whole)
+            .expect("another variant's lock is another lock");
+        drop((whole, other));
+        assert_eq!(
+            std::fs::read_to_string(dir.join(".english.lock")).expect("read"),
+            ""
+        );
+        let slices = [Builder::Slice, Builder::Slice].map(|b| store.lock_build(english, b));
+        assert!(slices.iter().all(Result::is_ok), "slice builds share");
+        let refused = store
+            .lock_build(english, Builder::Whole)
+            .expect_err("a whole build waits for the slice builds");
+        assert!(refused.to_string().contains(SLICE_BUILDERS), "{refused}");
+        drop(slices);
+        // A build killed while it held the lock leaves its record behind.
+        let left = "pid 4242 on host elsewhere (damka generate --variant english --pieces 6)";
+        std::fs::write(dir.join(".english.lock"), left).expect("a record");
+        let lock = store
+            .lock_build(english, Builder::Whole)
+            .expect("a lock nobody holds");
+        assert_eq!(lock.taken_over(), Some(left));
+        drop(lock);
+        let memory = Store::with_filesystem(&dir, Arc::new(Memory::new()));
+        assert!(matches!(
+            memory.lock_build(english, Builder::Whole),
+            Err(LockError::Unsupported(..))
+        ));
+        std::fs::remove_dir_all(&dir).expect("remove the scratch directory");
+    }
 
     /// English tables up to 3 pieces, built into a scratch directory, then copied into
     /// memory: the store lists, checks and serves both alike.

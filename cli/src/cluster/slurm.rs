@@ -53,6 +53,35 @@ impl fmt::Display for SlurmError {
 
 impl std::error::Error for SlurmError {}
 
+/// Checks that the Slurm commands `programs` are installed (an executable file of that name
+/// in a directory of `PATH`), so that a command that needs them fails before it writes
+/// anything: the first missing one is [`SlurmError::Missing`].
+pub fn require(programs: &[&str]) -> Result<(), SlurmError> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let dirs: Vec<std::path::PathBuf> = std::env::split_paths(&path).collect();
+    let installed = |program: &str| {
+        dirs.iter().any(|dir| {
+            let file = dir.join(program);
+            std::fs::metadata(&file).is_ok_and(|m| m.is_file() && executable(&m))
+        })
+    };
+    match programs.iter().find(|p| !installed(p)) {
+        Some(missing) => Err(SlurmError::Missing(missing.to_string())),
+        None => Ok(()),
+    }
+}
+
+#[cfg(unix)]
+fn executable(m: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    m.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn executable(_: &std::fs::Metadata) -> bool {
+    true
+}
+
 /// Runs `program` with `args` and returns its stdout, within `deadline`.
 pub fn run(program: &str, args: &[String], deadline: Duration) -> Result<String, SlurmError> {
     let mut child = Command::new(program)

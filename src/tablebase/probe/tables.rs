@@ -457,7 +457,9 @@ impl Tablebase {
     /// as its material count starts): its category and the plies of the governing count a
     /// win or loss needs (of the material count, with the quiet count just started, where
     /// both run). A rule set without counts gives the plain result; otherwise the
-    /// directory's rules files must hold `rules` (`generate --rules NAME`).
+    /// directory's rules files must hold `rules` (`generate --rules NAME`). A capture
+    /// position of a slice the tables do not hold is answered from its captures, as
+    /// [`Tablebase::probe_dtw`] answers it.
     pub fn probe_rule_result<R: Rules>(
         &self,
         pos: &Position<R>,
@@ -479,32 +481,39 @@ impl Tablebase {
         }
         let frame = MoverFrame::of(pos);
         let [a, b] = frame.material().sides();
-        let indexed = frame.mover != 0 && slice_index::<R>(&frame).is_some();
-        if indexed {
-            let material = frame.material();
-            let table = self.table(R::VARIANT, material, FileKind::Rules)?;
-            let held = table.header().rule_set;
-            if held != rules.number() {
-                let name =
-                    RuleSet::numbered(R::VARIANT, held).map_or("an unknown rule set", |r| r.name);
-                return Err(ProbeError::NoRuleResults(format!(
-                    "the rules files of {} hold {name}, not {} (build them with generate \
-                     --rules {} into another directory)",
-                    self.dir().display(),
-                    rules.name,
-                    rules.name
-                )));
-            }
-        }
-        if frame.mover == 0 || indexed {
+        if frame.mover == 0 {
             return self.stored_rule::<R>(&frame);
         }
-        // A man where the index has no place for it (a Turkish man on its own back rank):
-        // only its captures, if it has any, are answered, from what they lead to.
         let mut list = Captures::default();
         if may_capture(pos) {
             captures(pos, &mut list);
         }
+        if slice_index::<R>(&frame).is_some() {
+            let material = frame.material();
+            match self.table(R::VARIANT, material, FileKind::Rules) {
+                Ok(table) => {
+                    let held = table.header().rule_set;
+                    if held != rules.number() {
+                        let name = RuleSet::numbered(R::VARIANT, held)
+                            .map_or("an unknown rule set", |r| r.name);
+                        return Err(ProbeError::NoRuleResults(format!(
+                            "the rules files of {} hold {name}, not {} (build them with \
+                             generate --rules {} into another directory)",
+                            self.dir().display(),
+                            rules.name,
+                            rules.name
+                        )));
+                    }
+                    return self.stored_rule::<R>(&frame);
+                }
+                // A capture of a slice the tables do not hold (a forced exchange into
+                // them) is answered from what its captures lead to, as `resolve` answers it.
+                Err(TableError::Missing(_)) if !list.as_slice().is_empty() => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        // A man where the index has no place for it (a Turkish man on its own back rank), or
+        // a capture outside the tables: only captures are answered, from what they lead to.
         if list.as_slice().is_empty() {
             return Err(ProbeError::NotCovered(MAN_OFF_DOMAIN.into()));
         }
