@@ -437,8 +437,8 @@ fn assert_same_tables(a: &Path, b: &Path) {
     }
     assert_eq!(
         fa.len(),
-        4 * 41,
-        "41 slices of English up to 4 pieces, four files each (wdl, dtw, dtc, rules)"
+        3 * 41,
+        "41 slices of English up to 4 pieces, three files each (wdl, dtc, rules: no dtw)"
     );
 }
 

@@ -191,7 +191,7 @@ class Browser:
 
 # What the page shows, read from its DOM.
 MOVES_JS = """JSON.stringify([...document.querySelectorAll('#moves a.move')].map(a =>
-    [a.dataset.move, a.dataset.category, a.dataset.dtw]))"""
+    [a.dataset.move, a.dataset.category, a.dataset.dtw, a.dataset.dtc]))"""
 PIECES_JS = """JSON.stringify([...document.querySelectorAll('#board .piece')].map(g =>
     [g.dataset.square, g.classList.contains('white') ? 'W' : 'B',
      g.classList.contains('king')]))"""
@@ -208,11 +208,13 @@ def probe_lines(damka, tables, fen):
         fail(f"damka probe {fen}: {out.stderr.strip()}")
     lines = out.stdout.splitlines()
     result = lines[0].split()[1]
-    dtw = lines[1].split()[1] if result != "draw" else None
+    # `dtw N` where the tables hold distances to the end, `dtc N` for a win or loss.
+    found = dict(line.split(" ", 1) for line in lines if line.startswith(("dtw ", "dtc ")))
+    dtw, dtc = found.get("dtw"), found.get("dtc")
     moves = [line for line in lines if not line.startswith(("result ", "dtw ", "dtc ", "rules "))]
     # The page shows the plain results: leave out each move's rule category.
     moves = [line.split(" rules ", 1)[0] for line in moves]
-    return result, dtw, moves
+    return result, (dtw, dtc), moves
 
 
 def fen_pieces(fen):
@@ -227,12 +229,15 @@ def fen_pieces(fen):
 
 
 def rows_text(rows):
-    return [f"{move} {category}" + (f" {dtw}" if dtw else "") for move, category, dtw in rows]
+    """The moves as `damka probe` lists them: `MOVE RESULT N` with the distance to the end,
+    `MOVE RESULT dtc N` without it."""
+    return [f"{move} {category}" + (f" {dtw}" if dtw else f" dtc {dtc}" if dtc else "")
+            for move, category, dtw, dtc in rows]
 
 
 def check_position(browser, damka, tables, fen, side):
     """The page shows `fen`: its pieces, the verdict and every move as `damka probe` has it."""
-    result, dtw, expected = probe_lines(damka, tables, fen)
+    result, (dtw, dtc), expected = probe_lines(damka, tables, fen)
     rows = json.loads(browser.wait_for(
         f"the moves of {fen}",
         f"(() => {{ const m = {MOVES_JS}; const v = {VERDICT_JS};"
@@ -240,7 +245,9 @@ def check_position(browser, damka, tables, fen, side):
     if rows_text(rows) != expected:
         fail(f"{fen}: the page lists {rows_text(rows)}, damka probe {expected}")
     verdict = browser.evaluate(VERDICT_JS)
-    want = f"{side} to move: {result}" + (f" in {dtw} plies" if dtw else "")
+    plies = lambda n: f"{n} ply" if n == "1" else f"{n} plies"
+    want = f"{side} to move: {result}" + (
+        f" in {plies(dtw)}" if dtw else f", {plies(dtc)} to a conversion" if dtc else "")
     if not verdict.startswith(want):
         fail(f"{fen}: verdict {verdict!r}, expected {want!r}")
     pieces = sorted(json.loads(browser.evaluate(PIECES_JS)))

@@ -132,8 +132,13 @@ function sideName(side) {
   return side === "white" ? "White" : "Black";
 }
 
-function resultText(category, dtw) {
-  return dtw === null ? category : category + " in " + dtw + (dtw === 1 ? " ply" : " plies");
+// "win in 61 plies"; from tables without distances to the end, "win, 17 plies to a
+// conversion" (a capture or a man's move).
+function resultText(category, dtw, dtc) {
+  const plies = (n) => n + (n === 1 ? " ply" : " plies");
+  if (dtw !== null) return category + " in " + plies(dtw);
+  if (dtc !== null && dtc !== undefined) return category + ", " + plies(dtc) + " to a conversion";
+  return category;
 }
 
 function setVerdict(text, cls, detail) {
@@ -158,7 +163,7 @@ function drawProbe(probe) {
   if (p.moves.length === 0) notes.push(side + " has no move.");
   if (RULE_NOTES[p.rules]) notes.push("Under the " + p.rule_set + " draw rules, " + RULE_NOTES[p.rules] + ".");
   const detail = notes.length ? notes.join(" ") : null;
-  setVerdict(side + " to move: " + resultText(p.category, p.dtw), p.category, detail);
+  setVerdict(side + " to move: " + resultText(p.category, p.dtw, p.dtc), p.category, detail);
   let group = null;
   let groupCategory = null;
   for (const m of p.moves) {
@@ -174,8 +179,9 @@ function drawProbe(probe) {
       "data-move": m.move,
       "data-category": m.category,
       "data-dtw": m.dtw === null ? "" : String(m.dtw),
+      "data-dtc": m.dtc === null ? "" : String(m.dtc),
       "data-rules": m.rules || "",
-      title: m.move + ": " + resultText(m.category, m.dtw) + " for " + side
+      title: m.move + ": " + resultText(m.category, m.dtw, m.dtc) + " for " + side
         + (RULE_NOTES[m.rules] ? "; under the " + p.rule_set + " draw rules " + RULE_NOTES[m.rules] : ""),
     });
     link.append(el("span", { class: "text" }, m.move));
@@ -183,7 +189,8 @@ function drawProbe(probe) {
     const flags = [m.capture ? "capture" : "", m.crowns ? "crowns" : "", cursed].filter(Boolean);
     if (flags.length) link.append(el("span", { class: "flags" }, flags.join(" ")));
     const label = m.category[0].toUpperCase() + m.category.slice(1);
-    link.append(el("span", { class: "result" }, m.dtw === null ? label : label + " " + m.dtw));
+    const distance = m.dtw !== null ? " " + m.dtw : m.dtc !== null ? " dtc " + m.dtc : "";
+    link.append(el("span", { class: "result" }, label + distance));
     link.addEventListener("click", (e) => {
       e.preventDefault();
       show(state.variant, m.fen_after, "push", m.path);
