@@ -65,10 +65,15 @@ pub fn one_side(
         if m.pieces() < min_pieces || twin <= m || !materials.contains(&twin) {
             continue;
         }
+        // The win/draw/loss file first; the distance file where the slice has one (a build
+        // without `--dtw` has none).
         let side = |s: Material| {
             KINDS
                 .iter()
-                .map(|&kind| open(dir, variant, s, kind))
+                .filter_map(|&kind| match open(dir, variant, s, kind) {
+                    Err(TableError::Missing(_)) if kind == FileKind::Dtw => None,
+                    file => Some(file),
+                })
                 .collect::<Result<Vec<_>, _>>()
         };
         let (mine, theirs) = (side(m)?, side(twin)?);
@@ -193,7 +198,10 @@ pub fn leave_unread(
             bytes_after: 0,
         };
         for (kind, level) in [(FileKind::Wdl, WDL_LEVEL), (FileKind::Dtw, DTW_LEVEL)] {
-            let table = open(dir, variant, m, kind)?;
+            let table = match open(dir, variant, m, kind) {
+                Err(TableError::Missing(_)) if kind == FileKind::Dtw => continue,
+                table => table?,
+            };
             let h = table.header();
             if h.searched {
                 continue;
