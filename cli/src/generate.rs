@@ -307,7 +307,14 @@ fn plan_total(jobs: &[SliceJob], estimates: &[Estimate]) -> Option<String> {
         human_bytes(e.memory_bytes),
         human_seconds(e.core_seconds),
     );
-    line.push('\n');
+    // What every job's memory holds besides its own levels: why a 2-piece job needs 1.34 GiB.
+    let shared = e.memory_bytes - e.own_memory_bytes();
+    line.push_str(&format!(
+        "\nmemory is each job's peak: {} of it is shared by the jobs that run at once (a {} \
+         cache of input blocks, the predecessors kept and the program itself)\n",
+        human_bytes(shared),
+        human_bytes(BUILD_CACHE_BYTES as u64),
+    ));
     Some(line)
 }
 

@@ -3,10 +3,12 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use damka::tablebase::FileKind;
+use damka::rules::Rules;
 use damka::tablebase::probe::DEFAULT_CACHE_BYTES;
+use damka::tablebase::{FileKind, Material};
+use damka::with_rules;
 
-use super::tables::{open, slices, tables_dir, variants};
+use super::tables::{generate_command, open, slices, tables_dir, variants};
 use super::{CliError, print_out};
 
 /// Arguments of `damka info`.
@@ -58,6 +60,23 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 t.rules_bytes += file_len(rules.path());
             }
         }
+        // Piece counts with fewer slices than the variant has: said after the table.
+        let mut incomplete = Vec::new();
+        let max_side = with_rules!(variant, R => R::MEN);
+        for (&pieces, t) in &by_pieces {
+            let all = Material::all_up_to(pieces, max_side)
+                .into_iter()
+                .filter(|m| m.pieces() == pieces)
+                .count() as u64;
+            if t.slices < all {
+                let hint = generate_command(variant, pieces, &dir)
+                    .map_or_else(String::new, |c| format!(": `{c}` completes it"));
+                incomplete.push(format!(
+                    "incomplete: {variant} {pieces} pieces, {} of {all} slices{hint}\n",
+                    t.slices
+                ));
+            }
+        }
         for (pieces, t) in by_pieces {
             out.push_str(&format!(
                 "{variant} {pieces} {} {} {} {} {} {} {} {:.1}\n",
@@ -71,6 +90,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 t.positions as f64 / t.wdl_bytes.max(1) as f64
             ));
         }
+        out.extend(incomplete);
     }
     print_out(&out)
 }

@@ -492,3 +492,39 @@ fn a_position_past_every_table_suggests_no_build() {
     );
     std::fs::remove_dir_all(&dir).expect("remove the scratch directory");
 }
+
+/// `info` says which piece counts lack slices, and the command that completes them.
+#[test]
+fn info_marks_incomplete_piece_counts() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("info-incomplete");
+    let _ = std::fs::remove_dir_all(&dir);
+    let tables = dir.to_str().expect("utf-8 path");
+    let args = [
+        "generate",
+        "--variant",
+        "english",
+        "--pieces",
+        "3",
+        "--quiet",
+    ];
+    assert!(
+        damka(&[&args[..], &["--tables", tables]].concat())
+            .status
+            .success()
+    );
+    let info = |dir: &str| stdout(&damka(&["info", "--tables", dir]));
+    assert!(!info(tables).contains("incomplete"), "{}", info(tables));
+    for kind in ["wdl", "dtc", "rules"] {
+        std::fs::remove_file(dir.join("english").join(format!("0201.{kind}"))).expect("a file");
+    }
+    let text = info(tables);
+    assert!(text.contains("\nenglish 3 11 "), "{text}");
+    assert!(
+        text.ends_with(&format!(
+            "\nincomplete: english 3 pieces, 11 of 12 slices: `damka generate --variant \
+             english --pieces 3 --tables {tables}` completes it\n"
+        )),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).expect("remove the scratch tables");
+}
