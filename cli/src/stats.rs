@@ -10,7 +10,7 @@ use damka::tablebase::{FileKind, Material, SliceIndex, Store};
 use damka::{Variant, with_rules};
 use serde::Serialize;
 
-use super::tables::{slice_fits, slices, tables_dir, variants};
+use super::tables::{slice_fits, slices, tables_dir, tables_there, variants};
 use super::{CliError, print_out};
 
 /// Arguments of `damka stats`.
@@ -80,17 +80,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         }
     }
     let dir = tables_dir(&args.tables)?;
-    if !dir.is_dir() {
-        return Err(CliError {
-            message: format!(
-                "no tables directory {} (build tables with `damka generate --variant V \
-                 --pieces N --tables {}`)",
-                dir.display(),
-                dir.display()
-            ),
-            code: 1,
-        });
-    }
+    tables_there(&dir)?;
     let mut rows = Vec::new();
     for variant in variants(&dir, args.variant) {
         let present = slices(&dir, variant)?;

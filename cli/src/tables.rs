@@ -62,20 +62,27 @@ pub fn lock_build(
     }
 }
 
+/// `Ok` where `dir` is a directory, else an error that says how to build tables there
+/// (exit code 1).
+pub fn tables_there(dir: &Path) -> Result<(), CliError> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    Err(CliError {
+        message: format!(
+            "no tables directory {} (build tables with `damka generate --variant V --pieces N \
+             --tables {}`)",
+            dir.display(),
+            dir.display()
+        ),
+        code: 1,
+    })
+}
+
 /// Opens the tables under `dir`, or says clearly that there are none (exit code 1, as for
 /// every table a command needs and does not find).
 pub fn open(dir: &Path, cache_bytes: usize) -> Result<Tablebase, CliError> {
-    if !dir.is_dir() {
-        return Err(CliError {
-            message: format!(
-                "no tables directory {} (build tables with `damka generate --variant V \
-                 --pieces N --tables {}`)",
-                dir.display(),
-                dir.display()
-            ),
-            code: 1,
-        });
-    }
+    tables_there(dir)?;
     Tablebase::with_cache(dir, cache_bytes).map_err(|e| CliError {
         message: e.to_string(),
         code: 1,
