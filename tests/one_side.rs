@@ -249,6 +249,9 @@ fn check<R: Rules>(name: &str, pieces: u32, min_pieces: u32) {
             })
         })
         .expect("a won or lost position");
+    // The same for a kept distance to conversion, in a copy: its twin's, forced exchanges'
+    // and even rows' are found from the kept ones too.
+    let dtc_dir = copy(&dir, &format!("{name}-bad-dtc"), variant);
     change_value(&dir, variant, kept, FileKind::Dtw, won);
     let damaged = Tablebase::open(&dir).expect("damaged");
     assert!(
@@ -257,6 +260,21 @@ fn check<R: Rules>(name: &str, pieces: u32, min_pieces: u32) {
             Ok(SliceCheck::Bad { .. })
         ),
         "{name}: a wrong distance in {kept}"
+    );
+    let dtc_header = |m: Material| {
+        let path = Store::path_in(&dtc_dir, variant, m, FileKind::Dtc);
+        Header::from_bytes(&path, &std::fs::read(&path).expect("read")).expect("header")
+    };
+    assert!(dtc_header(kept).forced_searched);
+    assert!(dtc_header(kept.flipped()).searched);
+    change_value(&dtc_dir, variant, kept, FileKind::Dtc, won);
+    let damaged = Tablebase::open(&dtc_dir).expect("damaged");
+    assert!(
+        matches!(
+            verify_slice::<R>(&damaged, kept),
+            Ok(SliceCheck::BadDtc { .. })
+        ),
+        "{name}: a wrong distance to conversion in {kept}"
     );
 }
 
@@ -408,6 +426,29 @@ fn even_rows_searched_is_refused_outside_distance_files_of_alternating_rows() {
             .header()
             .even_rows_searched
     );
+}
+
+#[test]
+fn distances_of_one_unread_are_refused_outside_compacted_dtc_files() {
+    let dir = scratch("ones-flag");
+    let m = build::<English>(&dir, 2)[0];
+    // In a win/draw/loss file; in a distance-to-conversion file whose forced exchanges are
+    // stored.
+    set_header(&dir, Variant::English, m, FileKind::Wdl, |h| {
+        h.forced_searched = true;
+        h.ones_searched = true;
+    });
+    set_header(&dir, Variant::English, m, FileKind::Dtc, |h| {
+        h.ones_searched = true
+    });
+    let tb = Tablebase::open(&dir).expect("open");
+    for kind in [FileKind::Wdl, FileKind::Dtc] {
+        let err = tb.table(Variant::English, m, kind).expect_err("refused");
+        assert!(
+            err.to_string().contains("distances of 1 unread (byte 86)"),
+            "{kind:?}: {err}"
+        );
+    }
 }
 
 #[test]

@@ -2,9 +2,10 @@
 //! smaller win/draw/loss file keeps its win/draw/loss and distance files; the other side's
 //! become searched files, answered by a search of one ply into its twin. Then the files
 //! that hold values leave their forced exchanges unread (answered by a search of one ply
-//! that ends in capture searches), and with `--even-rows`, in English and Italian, the
-//! kept distance files their positions on even rows (answered by a search of two plies
-//! through the twin). First of all, the rules files of slices a quiet count alone governs
+//! that ends in capture searches), and in English and Italian the kept distance-to-conversion
+//! files (with `--even-rows` the distance-to-the-end files too) their positions on even rows
+//! (answered by a search of two plies through the twin). `generate` does the same after each
+//! job. First of all, the rules files of slices a quiet count alone governs
 //! are re-encoded with the results that follow from the win/draw/loss values and distances
 //! to conversion derived (a header alone where all do). With `--upgrade`, it only converts
 //! files of older format versions to the current one.
@@ -14,7 +15,7 @@ use std::path::PathBuf;
 use damka::Variant;
 use damka::tablebase::format::DERIVED_FROM_PIECES;
 use damka::tablebase::format::{OLDEST_VERSION, VERSION};
-use damka::tablebase::{derive_rules, leave_unread, one_side, upgrade};
+use damka::tablebase::{Compacted, compact, upgrade};
 
 use super::tables::{slices, tables_dir, variants};
 use super::{CliError, print_out};
@@ -32,10 +33,10 @@ pub struct Args {
     /// little room: their probes stay one lookup).
     #[arg(long, default_value_t = DERIVED_FROM_PIECES, value_parser = clap::value_parser!(u32).range(2..))]
     min_pieces: u32,
-    /// In English and Italian, also leave unread the kept distances of positions whose
-    /// side to move's rows add up to an even number (found by a search of two plies):
-    /// distance files about half as large, their distance probes and `verify` several
-    /// times slower.
+    /// In English and Italian, also leave unread the kept distances to the end of
+    /// positions whose side to move's rows add up to an even number (found by a search of
+    /// two plies), as the distances to conversion always are: `.dtw` files about half as
+    /// large, their probes several times slower.
     #[arg(long)]
     even_rows: bool,
     /// Only convert the files of older format versions to the current one (their blocks
@@ -60,44 +61,51 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let (mut derived, mut pairs, mut reencoded, mut before, mut after) = (0, 0, 0, 0, 0);
     for variant in variants(&dir, args.variant) {
         let present = slices(&dir, variant)?;
-        // Each change: its line, bytes before and after.
-        let mut changes = Vec::new();
-        for d in derive_rules(&dir, variant, &present, args.min_pieces).map_err(failed)? {
-            derived += 1;
-            let mut line = format!("{variant} {}: rule results derived", d.material);
-            if d.stored > 0 {
-                line += &format!(", {} stored", d.stored);
-            }
-            changes.push((line, d.bytes_before, d.bytes_after));
-        }
-        for d in one_side(&dir, variant, &present, args.min_pieces).map_err(failed)? {
-            pairs += 1;
-            let line = format!("{variant} {} searched, {} kept", d.searched, d.kept);
-            changes.push((line, d.bytes_before, d.bytes_after));
-        }
-        for d in leave_unread(&dir, variant, &present, args.min_pieces, args.even_rows)
-            .map_err(failed)?
-        {
-            reencoded += 1;
-            let mut line = format!(
-                "{variant} {}: {} forced exchanges unread",
-                d.material, d.forced
-            );
-            if d.even_rows > 0 {
-                line += &format!(", {} distances on even rows unread", d.even_rows);
-            }
-            changes.push((line, d.bytes_before, d.bytes_after));
-        }
-        for (line, from, to) in changes {
-            print_out(&format!("{line}: {from} -> {to} bytes\n"))?;
-            before += from;
-            after += to;
-        }
+        let done =
+            compact(&dir, variant, &present, args.min_pieces, args.even_rows).map_err(failed)?;
+        print_out(&changes(variant, &done))?;
+        derived += done.derived.len();
+        pairs += done.pairs.len();
+        reencoded += done.left_unread.len();
+        let (from, to) = done.bytes();
+        before += from;
+        after += to;
     }
     print_out(&format!(
         "rules files derived {derived}, pairs {pairs}, slices re-encoded {reencoded}, bytes \
          changed {before} -> {after}\n"
     ))
+}
+
+/// A line for each change `done` made to the tables of `variant`, with its bytes before and
+/// after.
+pub fn changes(variant: Variant, done: &Compacted) -> String {
+    let mut lines = Vec::new();
+    for d in &done.derived {
+        let mut line = format!("{variant} {}: rule results derived", d.material);
+        if d.stored > 0 {
+            line += &format!(", {} stored", d.stored);
+        }
+        lines.push((line, d.bytes_before, d.bytes_after));
+    }
+    for d in &done.pairs {
+        let line = format!("{variant} {} searched, {} kept", d.searched, d.kept);
+        lines.push((line, d.bytes_before, d.bytes_after));
+    }
+    for d in &done.left_unread {
+        let mut line = format!(
+            "{variant} {}: {} forced exchanges unread",
+            d.material, d.forced
+        );
+        if d.even_rows > 0 {
+            line += &format!(", {} distances on even rows unread", d.even_rows);
+        }
+        lines.push((line, d.bytes_before, d.bytes_after));
+    }
+    lines
+        .into_iter()
+        .map(|(line, from, to)| format!("{line}: {from} -> {to} bytes\n"))
+        .collect()
 }
 
 /// `damka compact --upgrade`: converts the files of versions [`OLDEST_VERSION`] to

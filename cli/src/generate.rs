@@ -6,8 +6,9 @@ use std::time::Instant;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use damka::rules::Rules;
+use damka::tablebase::format::DERIVED_FROM_PIECES;
 use damka::tablebase::generate::BUILD_CACHE_BYTES;
-use damka::tablebase::{Contents, Store};
+use damka::tablebase::{Contents, FileKind, Store, compact};
 use damka::tablebase::{
     Estimate, Material, Progress, SliceIndex, SliceJob, SliceReport, build_job, estimate, plan,
 };
@@ -111,8 +112,11 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
     let start = Instant::now();
     let mut reports: Vec<SliceReport> = Vec::new();
     let mut left: Vec<&SliceJob> = Vec::new();
+    // A job's files are compacted as soon as it is built (`compact_job`); a build stopped
+    // in between finishes that here.
     for job in &jobs {
         if store.job_done(R::VARIANT, job, contents) {
+            pool.install(|| compact_job::<R>(&store, job))?;
             reports.extend(job.slices.iter().map(|&m| SliceReport {
                 material: m,
                 positions: SliceIndex::<R>::new(m).size(),
@@ -146,6 +150,8 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
             message: e.to_string(),
             code: 1,
         })?;
+        compact_job::<R>(&store, job)?;
+        let built: Vec<SliceReport> = built.into_iter().map(|r| on_disk::<R>(&store, r)).collect();
         if !args.quiet {
             let n: u64 = built.iter().map(|r| r.positions).sum();
             eprintln!(
@@ -181,6 +187,40 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
         built_jobs,
         start.elapsed().as_secs_f64(),
     ))
+}
+
+/// Compacts the files of `job` in `store` as `damka compact` does (slices of 5 pieces or
+/// more): rule results derived, one side to move, forced exchanges and distances to
+/// conversion on even rows unread. Does nothing where that is done.
+fn compact_job<R: Rules>(store: &Store, job: &SliceJob) -> Result<(), CliError> {
+    compact(
+        store.dir(),
+        R::VARIANT,
+        &job.slices,
+        DERIVED_FROM_PIECES,
+        false,
+    )
+    .map(drop)
+    .map_err(|e| CliError {
+        message: format!("compacting {}: {e}", slice_names(job)),
+        code: 1,
+    })
+}
+
+/// `report` (of a slice of `R`) with the bytes of its slice's files as they are now
+/// (compacted); a file not written counts 0.
+fn on_disk<R: Rules>(store: &Store, report: SliceReport) -> SliceReport {
+    let bytes = |kind| {
+        let path = store.path(R::VARIANT, report.material, kind);
+        std::fs::metadata(path).map_or(0, |m| m.len())
+    };
+    SliceReport {
+        wdl_bytes: bytes(FileKind::Wdl),
+        dtw_bytes: bytes(FileKind::Dtw),
+        dtc_bytes: bytes(FileKind::Dtc),
+        rules_bytes: bytes(FileKind::Rules),
+        ..report
+    }
 }
 
 /// The job to build beside job `first` (both in build order): the first not `started`

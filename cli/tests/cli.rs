@@ -528,3 +528,82 @@ fn info_marks_incomplete_piece_counts() {
     );
     std::fs::remove_dir_all(&dir).expect("remove the scratch tables");
 }
+
+/// `generate` leaves each job of 5 pieces or more compacted as `compact` would: one side to
+/// move keeps the win/draw/loss and distance-to-conversion files, the other's are searched;
+/// the kept distances leave forced exchanges, even rows and distances of 1 unread. The
+/// summary counts the bytes as they end on disk, `verify` finds every value right, and a
+/// second run finds the job done.
+#[test]
+fn generate_compacts_each_job_of_five_pieces() {
+    use damka::tablebase::FileKind;
+    use damka::tablebase::format::Header;
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-compacted");
+    let _ = std::fs::remove_dir_all(&dir);
+    let tables = dir.to_str().expect("utf-8 path");
+    let build = |extra: &[&str]| {
+        let mut args = vec![
+            "generate",
+            "--variant",
+            "english",
+            "--tables",
+            tables,
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        let out = damka(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout(&out)
+    };
+    build(&["--pieces", "4"]);
+    let summary = build(&["--slice", "0401"]);
+    let header = |key: &str, kind: FileKind| {
+        let path = dir
+            .join("english")
+            .join(format!("{key}.{}", kind.extension()));
+        let bytes = std::fs::read(&path).expect("file written");
+        (
+            Header::from_bytes(&path, &bytes).expect("header"),
+            bytes.len() as u64,
+        )
+    };
+    let [a, b] = ["0401", "0104"].map(|k| header(k, FileKind::Wdl).0.searched);
+    assert!(a != b, "one side searched: 0401 {a}, 0104 {b}");
+    let (searched, kept) = if a {
+        ("0401", "0104")
+    } else {
+        ("0104", "0401")
+    };
+    assert!(header(searched, FileKind::Dtc).0.searched);
+    let dtc = header(kept, FileKind::Dtc).0;
+    assert!(dtc.forced_searched && dtc.ones_searched && dtc.even_rows_searched);
+    assert!(header(kept, FileKind::Wdl).0.forced_searched);
+    let on_disk: u64 = [searched, kept]
+        .iter()
+        .flat_map(|k| [FileKind::Wdl, FileKind::Dtc, FileKind::Rules].map(|f| header(k, f).1))
+        .sum();
+    assert!(
+        summary.contains(&format!("\nbytes {on_disk} (")),
+        "{on_disk} bytes on disk: {summary}"
+    );
+    let out = damka(&[
+        "verify",
+        "--tables",
+        tables,
+        "--variant",
+        "english",
+        "--slice",
+        "0401",
+    ]);
+    let report = stdout(&out);
+    assert!(out.status.success() && report.contains("bad 0"), "{report}");
+    let again = build(&["--slice", "0401"]);
+    assert!(
+        again.starts_with("slices 0 built in 0 jobs, 2 already done"),
+        "{again}"
+    );
+}

@@ -962,16 +962,22 @@ fn killed_build_restarts_and_verifies() {
         .stdout(std::process::Stdio::null())
         .spawn()
         .expect("spawn");
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let built = || {
+        std::fs::read_dir(dir.join("english")).map_or(0, |d| {
+            d.filter(|e| {
+                e.as_ref()
+                    .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "wdl"))
+            })
+            .count()
+        })
+    };
+    // Killed once a quarter of the slices are built, however fast the machine.
+    while built() < 10 && child.try_wait().expect("wait").is_none() {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
     child.kill().expect("kill");
     child.wait().expect("wait");
-    let done_before = std::fs::read_dir(dir.join("english")).map_or(0, |d| {
-        d.filter(|e| {
-            e.as_ref()
-                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "wdl"))
-        })
-        .count()
-    });
+    let done_before = built();
     assert!(done_before < 41, "the build finished before it was killed");
     let out = Command::new(damka)
         .args(args)

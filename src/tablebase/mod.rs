@@ -22,7 +22,8 @@ mod value;
 mod verify;
 
 pub use compact::{
-    DerivedRules, LeftUnread, OneSide, Upgraded, derive_rules, leave_unread, one_side, upgrade,
+    Compacted, DerivedRules, LeftUnread, OneSide, Upgraded, compact, derive_rules, leave_unread,
+    one_side, upgrade,
 };
 pub use format::{Access, FileKind, TableError};
 pub use generate::{Estimate, GenerateError, Progress, Silent, SliceReport, build_job, estimate};
@@ -30,6 +31,6 @@ pub use index::material::{Material, SliceJob, plan};
 pub use index::{MoverFrame, SliceIndex};
 pub use probe::{ProbeError, RatedMove, RuleMove, Tablebase};
 pub use store::{BuildLock, Builder, Contents, Listing, LockError, Store};
-pub use unread::{even_rows, forced_exchange, rows_alternate};
+pub use unread::{converts_at_once, even_rows, forced_exchange, rows_alternate};
 pub use value::{Outcome, RuleCategory, RuleResult, Wdl};
 pub use verify::{PairChecks, SliceCheck, verify_pair, verify_slice};

@@ -4,6 +4,7 @@
 //! that never comes back to its slice pair.
 
 use crate::rules::{Color, Geometry, Position, Rules, may_capture, with_moves};
+use crate::tablebase::value::Wdl;
 
 /// Whether `pos` (whose side to move has no capture) is a forced exchange: the side not to
 /// move could capture now, and still could after every move that does not crown. Its
@@ -41,4 +42,36 @@ pub fn even_rows<R: Rules>(pieces: u64, color: Color) -> bool {
         Color::Black => R::Board::rotate(R::Board::ODD_ROWS),
     };
     (pieces & odd_rows).count_ones().is_multiple_of(2)
+}
+
+/// Whether `pos` (without a capture, won or lost as `wdl` says) is 1 ply from a conversion:
+/// won with a man's move after which the other side loses (`wdl_of` gives a position's
+/// result for its side to move) or a king's move that leaves it no move, or lost with moves
+/// that are all men's (a king's move leads to a win, at least 1 ply from a conversion). Exactly the positions whose distance to
+/// conversion is 1, which files may leave unread
+/// ([`Header::ones_searched`](crate::tablebase::format::Header::ones_searched)).
+pub fn converts_at_once<R: Rules, E>(
+    pos: &Position<R>,
+    wdl: Wdl,
+    mut wdl_of: impl FnMut(&Position<R>) -> Result<Wdl, E>,
+) -> Result<bool, E> {
+    let kings = pos.kings();
+    with_moves(pos, |moves| match wdl {
+        Wdl::Win => {
+            for mv in moves {
+                let after = pos.play(mv);
+                let at_once = match kings.contains(mv.from()) {
+                    // A king's move that leaves the other side no move ends the game.
+                    true => with_moves(&after, |replies| replies.is_empty()),
+                    false => wdl_of(&after)? == Wdl::Loss,
+                };
+                if at_once {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        }
+        Wdl::Loss => Ok(!moves.is_empty() && moves.iter().all(|mv| !kings.contains(mv.from()))),
+        Wdl::Draw => Ok(false),
+    })
 }

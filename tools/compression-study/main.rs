@@ -3,8 +3,13 @@
 //! each way takes and how long a block takes to decode. Nothing is written.
 //!
 //! ```sh
-//! cargo run --release -p damka-compression-study -- TABLES VARIANT [SLICE...]
+//! cargo run --release -p damka-compression-study -- [--dtc] TABLES VARIANT [SLICE...]
 //! ```
+//!
+//! With `--dtc`, the distance files studied are the distance-to-conversion files (`.dtc`)
+//! in place of the distance-to-win files (the `half` ways, which take a distance's parity
+//! from the win/draw/loss value, mean nothing there, and `nearN` leaves out the positions
+//! whose own distance is under N).
 //!
 //! With no SLICE, every slice of VARIANT under TABLES. Each way is named by its parts:
 //! - how a value nobody reads is filled (a capture position, an index without a position,
@@ -42,6 +47,7 @@
 
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use damka::rules::{MoveList, Rules, generate, may_capture};
@@ -414,10 +420,17 @@ struct Total {
     decode_secs: f64,
 }
 
+/// Whether the distance files studied are the distance-to-conversion files (`--dtc`).
+static STUDY_DTC: AtomicBool = AtomicBool::new(false);
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|a| a == "--dtc") {
+        STUDY_DTC.store(true, Ordering::Relaxed);
+        args.remove(0);
+    }
     if args.len() < 2 {
-        eprintln!("usage: damka-compression-study TABLES VARIANT [SLICE...]");
+        eprintln!("usage: damka-compression-study [--dtc] TABLES VARIANT [SLICE...]");
         return ExitCode::from(2);
     }
     match run(&args) {
@@ -601,7 +614,10 @@ fn load(dir: &Path, variant: Variant, m: Material) -> Result<Slice, String> {
         Ok::<_, String>((file, bytes))
     };
     let (wdl_file, wdl_bytes) = open(FileKind::Wdl)?;
-    let (dtw_file, dtw_bytes) = open(FileKind::Dtw)?;
+    let (dtw_file, dtw_bytes) = open(match STUDY_DTC.load(Ordering::Relaxed) {
+        true => FileKind::Dtc,
+        false => FileKind::Dtw,
+    })?;
     let (dtc_file, _) = open(FileKind::Dtc)?;
     let values = |file: &TableFile| -> Result<Vec<u16>, String> {
         let h = file.header();
@@ -729,9 +745,8 @@ fn stored_values(slice: &Slice, way: &Way, kind: FileKind) -> (Vec<u16>, u8, u64
             _ => {
                 let d = slice.dtw[i];
                 let odd = slice.wdl[i] == wdl_code::WIN;
-                assert_eq!(
-                    d % 2 == 1,
-                    odd,
+                assert!(
+                    STUDY_DTC.load(Ordering::Relaxed) || (d % 2 == 1) == odd,
                     "{}: index {i}: distance {d} of the wrong parity",
                     slice.material
                 );

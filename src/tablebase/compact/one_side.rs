@@ -1,19 +1,21 @@
 //! One side to move (Kingsrow's): of a slice and its twin (the same material, the other side
 //! to move), only the side whose win/draw/loss file is smaller keeps its win/draw/loss and
-//! distance files; the other's become searched files ([`Header::searched`]: a header and no
-//! values), and a probe answers its positions by a search of one ply into the twin. Its
-//! distance-to-conversion and rules files stay. Win/draw/loss files take about half the
-//! bytes (benches/notes/compression.md, "Compression study"). Then [`leave_unread`]
-//! re-encodes the files that hold values without their forced exchanges
+//! distance files (to the end, to conversion); the other's become searched files
+//! ([`Header::searched`]: a header and no values), and a probe answers its positions by a
+//! search of one ply into the twin. Its rules file stays. Win/draw/loss files take about
+//! half the bytes (benches/notes/compression.md, "Compression study"). Then
+//! [`leave_unread`] re-encodes the files that hold values without their forced exchanges
 //! ([`forced_exchange`]), which a probe answers by a search of one ply ending in capture
 //! searches (Kingsrow leaves every position with a capture threat to the engine's search;
-//! these are the ones a search of one ply settles without coming back to the slice pair),
-//! and, if asked, where every quiet move takes one piece one row ([`rows_alternate`]:
-//! English, Italian), the distance files of the kept slices without the positions whose
-//! side to move's rows add up to an even number ([`even_rows`]), which a probe answers by a
-//! search of two plies through the twin: about half the distance bytes again, for distance
-//! probes and a verify several times slower (benches/notes/compression.md, "Distances on
-//! even rows").
+//! these are the ones a search of one ply settles without coming back to the slice pair);
+//! the distance-to-conversion files without their distances of 1
+//! ([`converts_at_once`](crate::tablebase::converts_at_once)),
+//! and where every quiet move takes one piece one row ([`rows_alternate`]: English,
+//! Italian), those of the kept slices (and if asked, their distance-to-the-end files)
+//! without the positions whose side to move's rows add up to an even number
+//! ([`even_rows`]), which a probe answers by a search of two plies through the twin: about
+//! half the distance bytes again, for distance probes several times slower
+//! (benches/notes/compression.md, "Distances on even rows", "Distances to conversion").
 //!
 //! Safe to run again (pairs done are skipped) and to stop at any point: each file is
 //! written to a temporary name and renamed into place.
@@ -47,8 +49,8 @@ pub struct OneSide {
     pub bytes_after: u64,
 }
 
-/// The files made searched by one side to move.
-const KINDS: [FileKind; 2] = [FileKind::Wdl, FileKind::Dtw];
+/// The files made searched by one side to move: the win/draw/loss file first.
+const KINDS: [FileKind; 3] = [FileKind::Wdl, FileKind::Dtw, FileKind::Dtc];
 
 /// Keeps one side to move of every slice pair among `materials` (the slices of `variant`
 /// under `dir`) with at least `min_pieces` pieces and both sides present; a slice that is
@@ -128,6 +130,7 @@ fn write_searched(table: &TableFile) -> Result<(), TableError> {
         searched: true,
         forced_searched: false,
         even_rows_searched: false,
+        ones_searched: false,
         ..table.header().clone()
     };
     write_file(table.path(), &assemble(header, &[]))
@@ -175,19 +178,19 @@ const DTW_LEVEL: i32 = 19;
 /// Re-encodes the win/draw/loss and distance files of every slice among `materials` (the
 /// slices of `variant` under `dir`) with at least `min_pieces` pieces that hold values,
 /// leaving unread (a meaningless value, the one before it in its block, as for capture
-/// positions) their forced exchanges ([`Header::forced_searched`]) and, with `even_rows`,
-/// in the distance file of a slice whose twin is searched, where the variant's rows
-/// alternate, the positions on even rows ([`Header::even_rows_searched`]). Files that
-/// already leave unread what they should are skipped (what is unread stays so). Returns
-/// what it did to each slice.
+/// positions) their forced exchanges ([`Header::forced_searched`]) and, in the distance to
+/// conversion file (with `dtw_even_rows`, the distance to the end file too) of a slice
+/// whose twin is searched, where the variant's rows alternate, the positions on even rows
+/// ([`Header::even_rows_searched`]). Files that already leave unread what they should are
+/// skipped (what is unread stays so). Returns what it did to each slice.
 pub fn leave_unread(
     dir: &Path,
     variant: Variant,
     materials: &[Material],
     min_pieces: u32,
-    even_rows: bool,
+    dtw_even_rows: bool,
 ) -> Result<Vec<LeftUnread>, TableError> {
-    let alternate = even_rows && with_rules!(variant, R => rows_alternate::<R>());
+    let alternate = with_rules!(variant, R => rows_alternate::<R>());
     let mut done = Vec::new();
     for &m in materials.iter().filter(|m| m.pieces() >= min_pieces) {
         let mut report = LeftUnread {
@@ -197,7 +200,11 @@ pub fn leave_unread(
             bytes_before: 0,
             bytes_after: 0,
         };
-        for (kind, level) in [(FileKind::Wdl, WDL_LEVEL), (FileKind::Dtw, DTW_LEVEL)] {
+        for (kind, level) in [
+            (FileKind::Wdl, WDL_LEVEL),
+            (FileKind::Dtw, DTW_LEVEL),
+            (FileKind::Dtc, DTW_LEVEL),
+        ] {
             let table = match open(dir, variant, m, kind) {
                 Err(TableError::Missing(_)) if kind == FileKind::Dtw => continue,
                 table => table?,
@@ -207,21 +214,28 @@ pub fn leave_unread(
                 continue;
             }
             let twin = m.flipped();
+            let even_kind = match kind {
+                FileKind::Dtw => dtw_even_rows,
+                _ => kind == FileKind::Dtc,
+            };
             let even = h.even_rows_searched
-                || (kind == FileKind::Dtw
+                || (even_kind
                     && alternate
                     && twin != m
                     && materials.contains(&twin)
                     && open(dir, variant, twin, kind)?.header().searched);
-            if h.forced_searched && h.even_rows_searched == even {
+            let ones = kind == FileKind::Dtc;
+            if h.forced_searched && h.even_rows_searched == even && h.ones_searched == ones {
                 continue;
             }
             report.bytes_before += file_bytes(&table)?;
-            let (blocks, counts) = with_rules!(variant, R => reencode::<R>(&table, even, level))?;
+            let unread = Unread { even, ones };
+            let (blocks, counts) = with_rules!(variant, R => reencode::<R>(&table, unread, level))?;
             [report.forced, report.even_rows] = counts;
             let header = Header {
                 forced_searched: true,
                 even_rows_searched: even,
+                ones_searched: ones,
                 ..h.clone()
             };
             write_file(table.path(), &assemble(header, &blocks))?;
@@ -234,13 +248,23 @@ pub fn leave_unread(
     Ok(done)
 }
 
-/// `table`'s blocks with its forced exchanges and, with `even`, its other positions on even
-/// rows (and, as before, its capture positions and indices without a position) filled with
-/// the value before them, compressed at `level`; and the numbers of forced exchanges and of
-/// positions on even rows left unread.
+/// What [`reencode`] leaves unread beside forced exchanges.
+#[derive(Clone, Copy)]
+struct Unread {
+    /// Positions on even rows.
+    even: bool,
+    /// Distances of 1 (a distance-to-conversion file): won or lost positions whose side to
+    /// move converts at once, and draws whose meaningless value is 1.
+    ones: bool,
+}
+
+/// `table`'s blocks with its forced exchanges and what `unread` says (and, as before, its
+/// capture positions and indices without a position) filled with the value before them,
+/// compressed at `level`; and the numbers of forced exchanges and of other positions on
+/// even rows left unread.
 fn reencode<R: Rules>(
     table: &TableFile,
-    even: bool,
+    unread: Unread,
     level: i32,
 ) -> Result<(Vec<Vec<u8>>, [u64; 2]), TableError> {
     let h = table.header();
@@ -262,11 +286,12 @@ fn reencode<R: Rules>(
                         counts[0] += 1;
                         return None;
                     }
-                    if even && even_rows::<R>(frame.mover, Color::White) {
+                    if unread.even && even_rows::<R>(frame.mover, Color::White) {
                         counts[1] += 1;
                         return None;
                     }
-                    Some(unpack(&data, h.value_bits, j as usize))
+                    let value = unpack(&data, h.value_bits, j as usize);
+                    (!unread.ones || value != 1).then_some(value)
                 })
                 .collect();
             let values = fill_runs(read.into_iter(), |v| v);

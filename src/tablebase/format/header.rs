@@ -124,7 +124,8 @@ pub struct Header {
     pub drawn_by_rules: u64,
     /// The file holds no values (no blocks): every position of the slice is answered by a
     /// search of one ply into its twin (the same material, the other side to move), whose
-    /// files hold them. Only win/draw/loss and distance files; the counts are the slice's.
+    /// files hold them. Only win/draw/loss and distance (to the end, to conversion) files;
+    /// the counts are the slice's.
     pub searched: bool,
     /// The file's forced exchanges hold no value (a meaningless one): positions where the
     /// side not to move could capture now and after every move that does not crown
@@ -138,6 +139,12 @@ pub struct Header {
     /// values, of a slice whose twin is searched, in a variant where every quiet move takes
     /// one piece one row ([`crate::tablebase::rows_alternate`]).
     pub even_rows_searched: bool,
+    /// The distance-to-conversion file holds no distance for the won or lost positions at
+    /// distance 1 (their side to move converts at once: a win with a man's move that keeps
+    /// it, a loss whose every move is a man's): a probe tells them by their moves
+    /// ([`crate::tablebase::converts_at_once`]). Only distance-to-conversion files that
+    /// hold values and leave their forced exchanges unread.
+    pub ones_searched: bool,
     /// Which results the rules file derives from the positions' win/draw/loss values and
     /// distances to conversion ([`crate::tablebase::value::RuleResult::derived`]) instead of
     /// holding them ([`crate::tablebase::compact::derive_rules`]). Only rules files of slices governed by a
@@ -329,6 +336,7 @@ impl Header {
         b[81] = u8::from(self.searched);
         b[82] = u8::from(self.forced_searched);
         b[83] = u8::from(self.even_rows_searched);
+        b[86] = u8::from(self.ones_searched);
         b[84] = self.rules_derived as u8;
         if let Some(stats) = self.stats {
             b[85] = 1;
@@ -426,6 +434,11 @@ impl Header {
                 1 => true,
                 _ => return Err(bad("byte 83 (even rows searched) is neither 0 nor 1")),
             },
+            ones_searched: match b[86] {
+                0 => false,
+                1 => true,
+                _ => return Err(bad("byte 86 (distances of 1 unread) is neither 0 nor 1")),
+            },
             rules_derived: match b[84] {
                 0 => RulesDerived::None,
                 1 => RulesDerived::All,
@@ -521,14 +534,14 @@ impl Header {
                 ),
             ));
         }
-        if self.searched && !matches!(kind, FileKind::Wdl | FileKind::Dtw) {
+        let holds_outcomes = matches!(kind, FileKind::Wdl | FileKind::Dtw | FileKind::Dtc);
+        if self.searched && !holds_outcomes {
             return Err(bad(
                 "searched (byte 81)",
                 format!("set in a {kind:?} file (only win/draw/loss and distance files)"),
             ));
         }
-        if self.forced_searched && (self.searched || !matches!(kind, FileKind::Wdl | FileKind::Dtw))
-        {
+        if self.forced_searched && (self.searched || !holds_outcomes) {
             return Err(bad(
                 "forced exchanges searched (byte 82)",
                 "set in a file that holds no values or is not a win/draw/loss or distance file"
@@ -537,7 +550,7 @@ impl Header {
         }
         if self.even_rows_searched
             && (self.searched
-                || kind != FileKind::Dtw
+                || !matches!(kind, FileKind::Dtw | FileKind::Dtc)
                 || !with_rules!(variant, R => crate::tablebase::unread::rows_alternate::<R>()))
         {
             return Err(bad(
@@ -546,6 +559,14 @@ impl Header {
                     "set in a file that holds no values, is not a distance file, or is of \
                      {variant}, where a quiet move may keep its rows' sum's parity"
                 ),
+            ));
+        }
+        if self.ones_searched && (kind != FileKind::Dtc || !self.forced_searched) {
+            return Err(bad(
+                "distances of 1 unread (byte 86)",
+                "set in a file that is not a distance-to-conversion file leaving its forced \
+                 exchanges unread"
+                    .into(),
             ));
         }
         let derives = self.rules_derived != RulesDerived::None;

@@ -758,6 +758,7 @@ mod tests {
             searched: false,
             forced_searched: false,
             even_rows_searched: false,
+            ones_searched: false,
             rules_derived: crate::tablebase::format::RulesDerived::None,
             stats: None,
         }

@@ -670,6 +670,7 @@ pub(super) fn base_header(
         searched: false,
         forced_searched: false,
         even_rows_searched: false,
+        ones_searched: false,
         rules_derived: crate::tablebase::format::RulesDerived::None,
         stats: None,
     }

@@ -8,14 +8,14 @@ use super::capture::{Captures, Window, best_after, resolve_by};
 use crate::Variant;
 use crate::rules::{
     Color, Counters, LegalMove, Move, Position, RuleSet, Rules, Unreachable, captures, legal_moves,
-    may_capture, sort_moves,
+    may_capture, sort_moves, with_moves,
 };
 use crate::tablebase::format::{Access, BlockCache, TableFile};
 use crate::tablebase::format::{FileKind, RuleValue, TableError};
 use crate::tablebase::index::material::Material;
 use crate::tablebase::index::{MoverFrame, SliceIndex};
 use crate::tablebase::store::Store;
-use crate::tablebase::unread::{even_rows, forced_exchange};
+use crate::tablebase::unread::{converts_at_once, even_rows, forced_exchange};
 use crate::tablebase::value::quiet_used;
 use crate::tablebase::value::{Moves, RuleCategory, RuleResult};
 use crate::tablebase::value::{Outcome, Wdl};
@@ -404,23 +404,34 @@ impl Tablebase {
 
     /// The distance to conversion of `pos`, whose result is `wdl` ([`Tablebase::probe_dtc`]).
     fn dtc_of<R: Rules>(&self, pos: &Position<R>, wdl: Wdl) -> Result<Option<u16>, ProbeError> {
-        if wdl == Wdl::Draw {
-            return Ok(None);
-        }
-        if may_capture(pos) {
-            let mut list = Captures::default();
-            captures(pos, &mut list);
-            if !list.as_slice().is_empty() {
-                return Ok(Some(1));
-            }
-        }
-        let frame = MoverFrame::of(pos);
-        if frame.mover == 0 {
-            return Ok(Some(0));
-        }
-        let (material, i) = slice_index::<R>(&frame)
-            .ok_or_else(|| ProbeError::NotCovered(MAN_OFF_DOMAIN.into()))?;
-        Ok(Some(self.value(R::VARIANT, material, FileKind::Dtc, i)?))
+        dtc_by(
+            pos,
+            wdl,
+            &|after: &Position<R>| Ok(self.resolve(after, false)?.wdl),
+            &|frame: &MoverFrame| {
+                let (material, i) = slice_index::<R>(frame)
+                    .ok_or_else(|| ProbeError::NotCovered(MAN_OFF_DOMAIN.into()))?;
+                Ok(self.lookup(R::VARIANT, material, FileKind::Dtc, i)?)
+            },
+        )
+    }
+
+    /// [`Tablebase::dtc_of`] from open tables and cached blocks only: `None` for a draw or
+    /// where that is not enough.
+    fn dtc_cached<R: Rules>(&self, pos: &Position<R>, wdl: Wdl) -> Option<u16> {
+        dtc_by(
+            pos,
+            wdl,
+            &|after: &Position<R>| self.resolve_cached(after, false).map(|o| o.wdl).ok_or(()),
+            &|frame: &MoverFrame| {
+                let (material, i) = slice_index::<R>(frame).ok_or(())?;
+                let table = self
+                    .open_table(R::VARIANT, material, FileKind::Dtc)
+                    .ok_or(())?;
+                Lookup::read(table, || table.cached_value(i, &self.cache).ok_or(()))
+            },
+        )
+        .ok()?
     }
 
     /// The stored rule result of a position seen from its side to move (every position has
@@ -782,9 +793,7 @@ impl Tablebase {
                     };
                     let dtc = match wdl {
                         Wdl::Draw => 0,
-                        _ => self
-                            .open_table(R::VARIANT, material, FileKind::Dtc)?
-                            .cached_value(i, &self.cache)?,
+                        _ => self.dtc_cached(pos, wdl)?,
                     };
                     (wdl, dtc)
                 } else {
@@ -824,6 +833,7 @@ impl Tablebase {
                 value,
                 forced: forced_unread,
                 even_rows: even_unread,
+                ..
             } => {
                 if even_unread && even_rows::<R>(frame.mover, Color::White) {
                     return None;
@@ -867,12 +877,39 @@ enum Lookup {
         value: u16,
         forced: bool,
         even_rows: bool,
+        /// A distance to conversion of 1 ([`crate::tablebase::format::Header::ones_searched`]).
+        ones: bool,
     },
     /// The file holds no values (a searched slice).
     Searched,
 }
 
 impl Lookup {
+    /// Whether the file leaves distances to conversion of 1 unread: a position at 1
+    /// ([`converts_at_once`]) holds a meaningless value.
+    fn ones_unread(&self) -> bool {
+        matches!(self, Lookup::Unless { ones: true, .. })
+    }
+
+    /// The value of the position `frame` (seen from its side to move) where the file holds
+    /// it, `None` where the file leaves it to a search.
+    fn held<R: Rules>(self, frame: &MoverFrame) -> Option<u16> {
+        match self {
+            Lookup::Value(v) => Some(v),
+            Lookup::Unless {
+                value,
+                forced,
+                even_rows: even,
+                ..
+            } => {
+                let unread = (even && even_rows::<R>(frame.mover, Color::White))
+                    || (forced && forced_exchange(&frame.position::<R>()));
+                (!unread).then_some(value)
+            }
+            Lookup::Searched => None,
+        }
+    }
+
     /// What `table` holds at an index whose value `read` reads.
     #[inline(always)]
     fn read<E>(table: &TableFile, read: impl FnOnce() -> Result<u16, E>) -> Result<Lookup, E> {
@@ -887,6 +924,7 @@ impl Lookup {
                 value,
                 forced: h.forced_searched,
                 even_rows: h.even_rows_searched,
+                ones: h.ones_searched,
             }
         } else {
             Lookup::Value(value)
@@ -906,4 +944,64 @@ fn slice_index<R: Rules>(frame: &MoverFrame) -> Option<(Material, u64)> {
         material,
         SliceIndex::<R>::new(material).rank_for_probes(frame)?,
     ))
+}
+
+/// The distance to conversion of `pos`, whose result is `wdl` ([`Tablebase::probe_dtc`]),
+/// with the results of the positions its moves reach from `wdl_of` and the distance files'
+/// values from `dtc_at`. A position its file leaves unread (a searched slice, a forced
+/// exchange, a distance on even rows) is found from its moves: 1 for a conversion (a man's
+/// move) that keeps the result, one more than the position reached for a king's move that
+/// does; the least of them for a win, the most for a loss, 0 without a move. A king's move
+/// reaches the twin slice, whose file holds the value or leaves it to a search that never
+/// comes back (docs/FORMAT.md).
+fn dtc_by<R: Rules, E>(
+    pos: &Position<R>,
+    wdl: Wdl,
+    wdl_of: &impl Fn(&Position<R>) -> Result<Wdl, E>,
+    dtc_at: &impl Fn(&MoverFrame) -> Result<Lookup, E>,
+) -> Result<Option<u16>, E> {
+    if wdl == Wdl::Draw {
+        return Ok(None);
+    }
+    if may_capture(pos) {
+        let mut list = Captures::default();
+        captures(pos, &mut list);
+        if !list.as_slice().is_empty() {
+            return Ok(Some(1));
+        }
+    }
+    let frame = MoverFrame::of(pos);
+    if frame.mover == 0 {
+        return Ok(Some(0));
+    }
+    let lookup = dtc_at(&frame)?;
+    if lookup.ones_unread() && converts_at_once(pos, wdl, wdl_of)? {
+        return Ok(Some(1));
+    }
+    if let Some(dtc) = lookup.held::<R>(&frame) {
+        return Ok(Some(dtc));
+    }
+    let moves = with_moves(pos, |moves| moves.to_vec());
+    let kings = pos.kings();
+    let mut best: Option<u16> = None;
+    for mv in &moves {
+        let after = pos.play(mv);
+        let reached = wdl_of(&after)?;
+        if reached.negated() != wdl {
+            continue;
+        }
+        let dtc = match mv.is_capture() || !kings.contains(mv.from()) {
+            true => 1,
+            false => dtc_by(&after, reached, wdl_of, dtc_at)?.map_or(1, |d| d + 1),
+        };
+        best = Some(match (best, wdl) {
+            (None, _) => dtc,
+            (Some(b), Wdl::Win) => b.min(dtc),
+            (Some(b), _) => b.max(dtc),
+        });
+        if wdl == Wdl::Win && dtc == 1 {
+            break;
+        }
+    }
+    Ok(Some(best.unwrap_or(0)))
 }

@@ -9,12 +9,12 @@ use rayon::prelude::*;
 use super::SliceFiles;
 use super::pair::{PairIndex, TASK_POSITIONS};
 use crate::rules::{MoveList, Position, Rules, captures, generate, may_capture};
-use crate::tablebase::format::TableFile;
+use crate::tablebase::format::{Header, TableFile};
 use crate::tablebase::format::{RuleValue, unpack, wdl_code};
 use crate::tablebase::index::levels::{Above, Level, Member, Place, Placements};
 use crate::tablebase::index::{KingArrangements, MoverFrame, SliceIndex};
 use crate::tablebase::probe::{ProbeError, Tablebase};
-use crate::tablebase::unread::{even_rows, forced_exchange};
+use crate::tablebase::unread::{converts_at_once, even_rows, forced_exchange};
 use crate::tablebase::value::RuleResult;
 use crate::tablebase::value::{Outcome, Wdl};
 
@@ -184,19 +184,77 @@ pub(super) fn read_level<R: Rules>(
             levels_read.fill_unread(tb, &mut values, &unread, (pass, dtw))?;
         }
     }
-    let held = (!(WINDOW_MIN..=WINDOW_MAX).contains(&kings)).then(|| {
+    // Distance files that leave positions unread (compacted) have the level's distances
+    // held, the unread ones found from their moves.
+    let dtc_unread = files.iter().any(|f| leaves_unread(f.dtc.header()));
+    let held = (dtc_unread || !(WINDOW_MIN..=WINDOW_MAX).contains(&kings)).then(|| {
         let mut dtcs = vec![0u16; values.batches[0].len()];
-        dtcs.par_chunks_mut(TASK_POSITIONS)
+        let unread = dtcs
+            .par_chunks_mut(TASK_POSITIONS)
             .enumerate()
-            .try_for_each(|(c, dtcs)| {
+            .map(|(c, dtcs)| {
                 let mut reader = DtcReader::new(files, &values, &captured, None);
-                for (o, dtc) in (c * TASK_POSITIONS..).zip(dtcs) {
+                let mut placed = PlacedMen::default();
+                let mut unread = UnreadTask::default();
+                let mut outcomes = Above::new([Some(&values), above]);
+                let len = dtcs.len();
+                for (n, (o, dtc)) in (c * TASK_POSITIONS..).zip(dtcs).enumerate() {
                     let m = members[o / kings as usize];
-                    *dtc = reader.in_order(o, m.slice, m.id * kings + o as u64 % kings)?;
+                    let i = m.id * kings + o as u64 % kings;
+                    let s = m.slice as usize;
+                    if dtc_unread && reader.not_in_file(o).is_none() {
+                        let pos = placed.set::<R>(placements, m).position(
+                            &index[s],
+                            i % kings,
+                            arrangements[s].as_ref(),
+                        );
+                        let file = files[s].dtc.header();
+                        if file.ones_searched {
+                            let wdl = Outcome::from_code(values.batches[0][o]).map(|o| o.wdl);
+                            let t = (s + 1) % index.len();
+                            let wdl_of = |after: &Position<R>| {
+                                let frame = MoverFrame::of(after);
+                                // A man's step stays in the pair; a crowning leaves it.
+                                let in_pair = frame.material() == files[t].wdl.header().material;
+                                let known = in_pair
+                                    .then(|| outcomes.value(&index[t], t as u8, &frame))
+                                    .flatten();
+                                match known.and_then(Outcome::from_code) {
+                                    Some(o) => Ok(o.wdl),
+                                    None => tb.resolve(after, false).map(|o| o.wdl),
+                                }
+                            };
+                            if converts_at_once(&pos, wdl.unwrap_or(Wdl::Draw), wdl_of)? {
+                                *dtc = 1;
+                                continue;
+                            }
+                        }
+                        let twin = &files[(s + 1) % files.len()].dtc;
+                        if let Some(why) = Unread::of::<R>(&pos, file, twin) {
+                            unread.mark(n, len, why);
+                            continue;
+                        }
+                    }
+                    *dtc = reader.in_order(o, m.slice, i)?;
                 }
-                Ok::<_, ProbeError>(())
+                Ok::<_, ProbeError>(unread.0)
             })
-            .map(|()| placements.level(blocks.clone(), vec![dtcs]))
+            .collect::<Result<Vec<_>, ProbeError>>()?;
+        let mut dtcs = placements.level(blocks.clone(), vec![dtcs]);
+        let unread = UnreadLevel(unread);
+        if unread.any() {
+            let levels_read = LevelsRead {
+                index,
+                placements,
+                arrangements,
+                level,
+                above,
+            };
+            for pass in Unread::PASSES {
+                levels_read.fill_unread_dtcs(tb, (&values, &mut dtcs), &unread, pass)?;
+            }
+        }
+        Ok::<_, ProbeError>(dtcs)
     });
     let held = held.transpose()?;
     let mut rules = rule_files.map(|_| placements.level(blocks, vec![rules]));
@@ -479,6 +537,98 @@ impl<R: Rules> LevelsRead<'_, R> {
     }
 }
 
+impl<R: Rules> LevelsRead<'_, R> {
+    /// Sets the distances to conversion of the level (`dtcs`, laid out as its `values`)
+    /// whose `unread` is in `pass` to what their moves give: 1 for a conversion (a capture
+    /// or a man's move) that keeps the result, one more than the successor's distance for
+    /// a king's move that does (its successor in this level); the least for a win, the most
+    /// for a loss. The distances are found first, then set.
+    fn fill_unread_dtcs(
+        &self,
+        tb: &Tablebase,
+        (values, dtcs): (&Level, &mut Level),
+        unread: &UnreadLevel,
+        pass: &[Unread],
+    ) -> Result<(), ProbeError> {
+        let members = self.placements.members(self.level);
+        let kings = self.placements.kings_per_placement();
+        let positions = members.len() * kings as usize;
+        let index = self.index;
+        let twin = |s: usize| if index.len() == 2 { 1 - s } else { 0 };
+        let marked = |o: usize| pass.contains(&unread.at(o));
+        let held: &Level = dtcs;
+        let found: Vec<Vec<u16>> = (0..positions.div_ceil(TASK_POSITIONS))
+            .into_par_iter()
+            .map(|c| {
+                let mut outcomes = Above::new([Some(values), self.above]);
+                let mut distances = Above::new([Some(held)]);
+                let mut placed = PlacedMen::default();
+                let mut list = MoveList::new();
+                let mut found = Vec::new();
+                for o in c * TASK_POSITIONS..((c + 1) * TASK_POSITIONS).min(positions) {
+                    if !marked(o) {
+                        continue;
+                    }
+                    let m = members[o / kings as usize];
+                    let s = m.slice as usize;
+                    let pos = placed.set::<R>(self.placements, m).position(
+                        &index[s],
+                        o as u64 % kings,
+                        self.arrangements[s].as_ref(),
+                    );
+                    let wdl = Outcome::from_code(values.batches[0][o]).map_or(Wdl::Draw, |o| o.wdl);
+                    generate(&pos, &mut list);
+                    let mut best: Option<u16> = None;
+                    for mv in list.as_slice() {
+                        let after = pos.play(mv);
+                        let frame = MoverFrame::of(&after);
+                        let t = twin(s) as u8;
+                        let quiet = !mv.is_capture() && !mv.is_promotion();
+                        let known = quiet
+                            .then(|| outcomes.value(&index[t as usize], t, &frame))
+                            .flatten()
+                            .and_then(Outcome::from_code);
+                        let reached = match known {
+                            Some(o) => o.wdl,
+                            None => tb.resolve(&after, false)?.wdl,
+                        };
+                        if reached.negated() != wdl {
+                            continue;
+                        }
+                        let dtc = match quiet && pos.kings().contains(mv.from()) {
+                            true => {
+                                let d = distances.value(&index[t as usize], t, &frame);
+                                d.expect("a king's move stays in the level") + 1
+                            }
+                            false => 1,
+                        };
+                        best = Some(match (best, wdl) {
+                            (None, _) => dtc,
+                            (Some(b), Wdl::Win) => b.min(dtc),
+                            (Some(b), _) => b.max(dtc),
+                        });
+                    }
+                    found.push(best.unwrap_or(0));
+                }
+                Ok(found)
+            })
+            .collect::<Result<_, ProbeError>>()?;
+        dtcs.batches[0]
+            .par_chunks_mut(TASK_POSITIONS)
+            .zip(found)
+            .enumerate()
+            .for_each(|(c, (dtcs, found))| {
+                let mut found = found.into_iter();
+                for (k, dtc) in dtcs.iter_mut().enumerate() {
+                    if marked(c * TASK_POSITIONS + k) {
+                        *dtc = found.next().expect("a distance for each marked position");
+                    }
+                }
+            });
+        Ok(())
+    }
+}
+
 /// Why a position of a level read holds no value in its files, and so in which pass of
 /// [`LevelsRead::fill_unread`] its moves give it one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -498,7 +648,31 @@ enum Unread {
     SearchedEven,
 }
 
+/// Whether a distance file leaves some positions' values to their moves.
+fn leaves_unread(h: &crate::tablebase::format::Header) -> bool {
+    h.searched || h.forced_searched || h.even_rows_searched
+}
+
 impl Unread {
+    /// Why the distance file `file` (of the slice of `pos`, a won or lost position without
+    /// a capture) holds no value for `pos`, whose twin's file of the same kind is `twin`.
+    fn of<R: Rules>(pos: &Position<R>, file: &Header, twin: &TableFile) -> Option<Unread> {
+        let (side, twin_side) = (pos.side_to_move(), pos.side_to_move().opponent());
+        if (file.forced_searched || file.searched) && forced_exchange(pos) {
+            return Some(Unread::Forced);
+        }
+        if file.searched {
+            let twin_even = twin.header().even_rows_searched
+                && even_rows::<R>(pos.pieces(twin_side).0, twin_side);
+            return Some(match twin_even {
+                true => Unread::SearchedEven,
+                false => Unread::Searched,
+            });
+        }
+        (file.even_rows_searched && even_rows::<R>(pos.pieces(side).0, side))
+            .then_some(Unread::EvenWon)
+    }
+
     /// The passes of [`LevelsRead::fill_unread`], in order: each one's moves lead to values
     /// read or found in an earlier one.
     const PASSES: [&[Unread]; 4] = [
