@@ -4,8 +4,8 @@
 //! that hold values leave their forced exchanges unread (answered by a search of one ply
 //! that ends in capture searches), and in English and Italian the kept distance-to-conversion
 //! files (with `--even-rows` the distance-to-the-end files too) their positions on even rows
-//! (answered by a search of two plies through the twin). `generate` does the same after each
-//! job. First of all, the rules files of slices a quiet count alone governs
+//! (answered by a search of two plies through the twin). `generate` does the same once its jobs are
+//! built. First of all, the rules files of slices a quiet count alone governs
 //! are re-encoded with the results that follow from the win/draw/loss values and distances
 //! to conversion derived (a header alone where all do). With `--upgrade`, it only converts
 //! files of older format versions to the current one.

@@ -112,11 +112,8 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
     let start = Instant::now();
     let mut reports: Vec<SliceReport> = Vec::new();
     let mut left: Vec<&SliceJob> = Vec::new();
-    // A job's files are compacted as soon as it is built (`compact_job`); a build stopped
-    // in between finishes that here.
     for job in &jobs {
         if store.job_done(R::VARIANT, job, contents) {
-            pool.install(|| compact_job::<R>(&store, job))?;
             reports.extend(job.slices.iter().map(|&m| SliceReport {
                 material: m,
                 positions: SliceIndex::<R>::new(m).size(),
@@ -150,8 +147,6 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
             message: e.to_string(),
             code: 1,
         })?;
-        compact_job::<R>(&store, job)?;
-        let built: Vec<SliceReport> = built.into_iter().map(|r| on_disk::<R>(&store, r)).collect();
         if !args.quiet {
             let n: u64 = built.iter().map(|r| r.positions).sum();
             eprintln!(
@@ -182,29 +177,21 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
             built_jobs += 1;
         }
     }
+    // Compacted once every job is built, so that the jobs read their inputs as built (a
+    // search of one ply for each probe of a searched slice would slow them down); a build
+    // stopped before this compacts them when it is run again.
+    let slices: Vec<Material> = jobs.iter().flat_map(|j| j.slices.iter().copied()).collect();
+    pool.install(|| compact(&dir, R::VARIANT, &slices, DERIVED_FROM_PIECES, false))
+        .map_err(|e| CliError {
+            message: format!("compacting the tables built: {e}"),
+            code: 1,
+        })?;
+    let reports: Vec<SliceReport> = reports.into_iter().map(|r| on_disk::<R>(&store, r)).collect();
     print_out(&summary(
         &reports,
         built_jobs,
         start.elapsed().as_secs_f64(),
     ))
-}
-
-/// Compacts the files of `job` in `store` as `damka compact` does (slices of 5 pieces or
-/// more): rule results derived, one side to move, forced exchanges and distances to
-/// conversion on even rows unread. Does nothing where that is done.
-fn compact_job<R: Rules>(store: &Store, job: &SliceJob) -> Result<(), CliError> {
-    compact(
-        store.dir(),
-        R::VARIANT,
-        &job.slices,
-        DERIVED_FROM_PIECES,
-        false,
-    )
-    .map(drop)
-    .map_err(|e| CliError {
-        message: format!("compacting {}: {e}", slice_names(job)),
-        code: 1,
-    })
 }
 
 /// `report` (of a slice of `R`) with the bytes of its slice's files as they are now

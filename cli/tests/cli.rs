@@ -529,7 +529,7 @@ fn info_marks_incomplete_piece_counts() {
     std::fs::remove_dir_all(&dir).expect("remove the scratch tables");
 }
 
-/// `generate` leaves each job of 5 pieces or more compacted as `compact` would: one side to
+/// `generate` leaves the slices of 5 pieces or more it built compacted as `compact` would: one side to
 /// move keeps the win/draw/loss and distance-to-conversion files, the other's are searched;
 /// the kept distances leave forced exchanges, even rows and distances of 1 unread. The
 /// summary counts the bytes as they end on disk, `verify` finds every value right, and a

@@ -1,7 +1,7 @@
 //! Passes that re-encode finished tables smaller: rule results derived from the distances
 //! to conversion ([`derive_rules`]), one side to move ([`one_side`]), positions a probe
 //! settles by a short search left unread ([`leave_unread`]), the three in turn for a set of
-//! slices ([`compact`], what `generate` does after each job and `damka compact` on a
+//! slices ([`compact`], what `generate` does once its jobs are built and `damka compact` on a
 //! directory); files of older format versions converted to the current one ([`upgrade`]).
 
 mod derived_rules;
