@@ -186,7 +186,10 @@ fn build<R: Rules>(args: &Args) -> Result<(), CliError> {
             message: format!("compacting the tables built: {e}"),
             code: 1,
         })?;
-    let reports: Vec<SliceReport> = reports.into_iter().map(|r| on_disk::<R>(&store, r)).collect();
+    let reports: Vec<SliceReport> = reports
+        .into_iter()
+        .map(|r| on_disk::<R>(&store, r))
+        .collect();
     print_out(&summary(
         &reports,
         built_jobs,
