@@ -167,14 +167,14 @@ pub(super) fn read_level<R: Rules>(
         .map(|(n, m)| (m.key(), 0, n as u32))
         .collect();
     let mut values = placements.level(blocks.clone(), vec![values]);
+    let levels_read = LevelsRead {
+        index,
+        placements,
+        arrangements,
+        level,
+        above,
+    };
     if unread.any() {
-        let levels_read = LevelsRead {
-            index,
-            placements,
-            arrangements,
-            level,
-            above,
-        };
         // Forced exchanges first: their moves lead to capture positions (read above) or
         // crown. Then a searched slice's positions: their moves lead into the other slice,
         // whose values are all in by then, or, where that slice's distances on even rows
@@ -243,13 +243,6 @@ pub(super) fn read_level<R: Rules>(
         let mut dtcs = placements.level(blocks.clone(), vec![dtcs]);
         let unread = UnreadLevel(unread);
         if unread.any() {
-            let levels_read = LevelsRead {
-                index,
-                placements,
-                arrangements,
-                level,
-                above,
-            };
             for pass in Unread::PASSES {
                 levels_read.fill_unread_dtcs(tb, (&values, &mut dtcs), &unread, pass)?;
             }
