@@ -826,24 +826,9 @@ impl Tablebase {
             return Ok(Some(Outcome::loss(0)));
         }
         let (material, i) = slice_index::<R>(frame).ok_or_else(|| not_covered(MAN_OFF_DOMAIN))?;
+        // Whether the position is a forced exchange, found once for both files.
         let forced = std::cell::OnceCell::new();
-        let held = |lookup: Lookup| match lookup {
-            Lookup::Value(v) => Some(v),
-            Lookup::Unless {
-                value,
-                forced: forced_unread,
-                even_rows: even_unread,
-                ..
-            } => {
-                if even_unread && even_rows::<R>(frame.mover, Color::White) {
-                    return None;
-                }
-                let forced = forced_unread
-                    && *forced.get_or_init(|| forced_exchange(&frame.position::<R>()));
-                (!forced).then_some(value)
-            }
-            Lookup::Searched => None,
-        };
+        let held = |lookup: Lookup| lookup.held::<R>(frame, &forced);
         let Some(code) = held(value(material, FileKind::Wdl, i)?) else {
             return Ok(None);
         };
@@ -892,19 +877,24 @@ impl Lookup {
     }
 
     /// The value of the position `frame` (seen from its side to move) where the file holds
-    /// it, `None` where the file leaves it to a search.
-    fn held<R: Rules>(self, frame: &MoverFrame) -> Option<u16> {
+    /// it, `None` where the file leaves it to a search; `forced` remembers whether the
+    /// position is a forced exchange once that is asked.
+    #[inline(always)]
+    fn held<R: Rules>(self, frame: &MoverFrame, forced: &std::cell::OnceCell<bool>) -> Option<u16> {
         match self {
             Lookup::Value(v) => Some(v),
             Lookup::Unless {
                 value,
-                forced,
+                forced: forced_unread,
                 even_rows: even,
                 ..
             } => {
-                let unread = (even && even_rows::<R>(frame.mover, Color::White))
-                    || (forced && forced_exchange(&frame.position::<R>()));
-                (!unread).then_some(value)
+                if even && even_rows::<R>(frame.mover, Color::White) {
+                    return None;
+                }
+                let forced = forced_unread
+                    && *forced.get_or_init(|| forced_exchange(&frame.position::<R>()));
+                (!forced).then_some(value)
             }
             Lookup::Searched => None,
         }
@@ -978,7 +968,7 @@ fn dtc_by<R: Rules, E>(
     if lookup.ones_unread() && converts_at_once(pos, wdl, wdl_of)? {
         return Ok(Some(1));
     }
-    if let Some(dtc) = lookup.held::<R>(&frame) {
+    if let Some(dtc) = lookup.held::<R>(&frame, &std::cell::OnceCell::new()) {
         return Ok(Some(dtc));
     }
     let moves = with_moves(pos, |moves| moves.to_vec());
