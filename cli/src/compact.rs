@@ -79,7 +79,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
 
 /// A line for each change `done` made to the tables of `variant`, with its bytes before and
 /// after.
-pub fn changes(variant: Variant, done: &Compacted) -> String {
+fn changes(variant: Variant, done: &Compacted) -> String {
     let mut lines = Vec::new();
     for d in &done.derived {
         let mut line = format!("{variant} {}: rule results derived", d.material);
